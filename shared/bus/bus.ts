@@ -1,0 +1,88 @@
+/**
+ * The message bus port. Adapters: in-process (embedded mode) and NATS JetStream. One contract
+ * suite (test/contract/busContract.ts) runs against each.
+ *
+ * Streams persist messages published on their subjects. Durable consumers read a stream: replicas
+ * that use the same durable name compete for its messages (a work queue); different durable names
+ * each get every message of a 'limits' stream (fan-out). A 'workqueue' stream allows one durable per
+ * subject and deletes a message once it is acked.
+ */
+
+export interface StreamConfig {
+  name: string;
+  /** Subject patterns, NATS syntax: tokens separated by '.', '*' one token, '>' the rest. */
+  subjects: string[];
+  retention: 'workqueue' | 'limits';
+  /** Publishes with a message id already seen within this window are dropped. */
+  duplicateWindowMs: number;
+  /** Messages older than this are discarded (limits streams); 0: kept. */
+  maxAgeMs?: number;
+  /** Keep at most this many messages (oldest dropped); 0 or absent: unlimited. */
+  maxMessages?: number;
+}
+
+export interface PublishOptions {
+  /** De-duplication id: a second publish with the same id within the stream's window is dropped. */
+  msgId?: string;
+  headers?: Record<string, string>;
+}
+
+export interface PublishResult {
+  stream: string;
+  seq: number;
+  duplicate: boolean;
+}
+
+export interface BusMessage {
+  subject: string;
+  data: Uint8Array;
+  headers: Record<string, string>;
+  /** Stream sequence of the message. */
+  seq: number;
+  /** 1 on first delivery, more on redelivery. */
+  deliveryCount: number;
+  ack(): Promise<void>;
+  /** Asks for redelivery, after `delayMs` when given. */
+  nak(delayMs?: number): void;
+  /** Never redeliver (poison message). */
+  term(): void;
+  /** Resets the ack timer: the handler is still working. */
+  working(): void;
+}
+
+export interface ConsumerOptions {
+  stream: string;
+  durable: string;
+  /** Only subjects matching this pattern. */
+  filterSubject?: string;
+  /** Unacked messages are redelivered after this long. */
+  ackWaitMs: number;
+  /** At most this many messages delivered and not yet acked, across the durable's replicas. */
+  maxAckPending?: number;
+  /** Give up on a message after this many deliveries (-1 or absent: never). */
+  maxDeliver?: number;
+  /** Where a new durable starts: 'all' (default) or only messages published after it exists ('new'). */
+  deliverPolicy?: 'all' | 'new';
+}
+
+export type MessageHandler = (msg: BusMessage) => Promise<void> | void;
+
+export interface Consumer {
+  /** Stops fetching; unacked messages are left for redelivery. Resolves when handlers have settled. */
+  stop(): Promise<void>;
+}
+
+export interface Bus {
+  /** Creates the stream, or updates it to this config. Idempotent. */
+  ensureStream(config: StreamConfig): Promise<void>;
+  /** Publishes to the stream that holds `subject`; resolves once stored (JetStream ack). */
+  publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<PublishResult>;
+  /**
+   * Consumes a durable consumer. Handlers run concurrently up to maxAckPending. A handler that
+   * throws gets its message nak'ed. Messages neither acked nor nak'ed are redelivered after ackWaitMs.
+   */
+  consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  /** Live fan-out, nothing persisted: every subscriber gets each message published (or published to a stream) after it subscribed. */
+  subscribe(subject: string, handler: (subject: string, data: Uint8Array, headers: Record<string, string>) => void): Promise<{ unsubscribe(): Promise<void> }>;
+  close(): Promise<void>;
+}
