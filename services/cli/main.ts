@@ -1,0 +1,55 @@
+import { systemClock } from '../../shared/clock.ts';
+import { loadConfigOrExit } from '../../shared/config.ts';
+import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { createClient } from '../../shared/grpc/bridge.ts';
+import { createLogger } from '../../shared/log.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { startJobsServer } from '../jobs/server.ts';
+import { accountCommand } from './accountCommand.ts';
+import { nextCommand } from './nextCommand.ts';
+
+const USAGE = `usage: tock <command>
+  next '<expression>' [--filter F] [--tz ZONE] [--from ISO|unix] [--count N]   preview a schedule
+  account create|list|rotate|disable ...                                        manage accounts
+Accounts are managed through JOBS_ADDR when set, otherwise directly in DATA_DIR's event store.`;
+
+const out = (line: string) => process.stdout.write(line + '\n');
+const err = (line: string) => process.stderr.write(line + '\n');
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
+  if (command === 'next') return nextCommand(args, out, err);
+  if (command !== 'account') {
+    err(USAGE);
+    return 2;
+  }
+  const config = loadConfigOrExit();
+  const log = createLogger('cli', {}, 'warn');
+  if (config.JOBS_ADDR) {
+    const jobs = createClient(JobsService, config.JOBS_ADDR);
+    try {
+      return await accountCommand(args, jobs, out, err);
+    } finally {
+      jobs.close();
+    }
+  }
+  // No running service needed: serve the jobs service in-process over the same event store.
+  const store = openStore(config);
+  const server = await startJobsServer({ store, clock: systemClock, log, address: '127.0.0.1:0' });
+  const jobs = createClient(JobsService, server.address);
+  try {
+    return await accountCommand(args, jobs, out, err);
+  } finally {
+    jobs.close();
+    await server.stop();
+    await store.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

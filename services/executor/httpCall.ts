@@ -1,0 +1,303 @@
+import diagnostics from 'node:diagnostics_channel';
+import { isIP, type Socket } from 'node:net';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import type { RequestSpec } from './buildRequest.ts';
+import { createEgressGuard, isEgressRefused, type EgressGuard } from './egressGuard.ts';
+import { OutputCapture } from './judge.ts';
+
+/** One run's HTTP outcome. Every failure is a value here; call() never rejects. */
+export interface HttpResult {
+  httpStatus: number /* 0 when no response */;
+  output: string /* first 4 KiB + last 4 KiB of the body, marker between if truncated */;
+  downloaded: number /* total body bytes */;
+  error: string /* '' when none */;
+  ip: string /* remote address used */;
+  startTime: number /* ms */;
+  executionTime: number /* seconds, float */;
+  connectFailed: boolean;
+}
+
+export interface HttpCallerOptions {
+  allowNetworks: string[];
+  maxRedirects?: number;
+  connectRetryDelayMs?: number;
+  connectTimeoutMs?: number;
+  /** Replaces dns.lookup, for tests only. */
+  resolve?: Parameters<typeof createEgressGuard>[1];
+}
+
+export interface HttpCaller {
+  call(spec: RequestSpec): Promise<HttpResult>;
+  close(): Promise<void>;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+// A redirect's own body is never shown; past this much it is not worth reading to the end.
+const MAX_REDIRECT_BODY = 64 * 1024;
+// Failures where no connection came up at all: FC retries these once.
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ECONNRESET', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const CROSS_ORIGIN_DROPPED = new Set(['authorization', 'cookie', 'host']);
+
+/**
+ * Undici does not say which socket served a request. It does announce, synchronously right after
+ * a handler's onRequestStart, the socket the headers go out on; this slot carries that across.
+ */
+let headersSlot: { ip: string } | null = null;
+let subscribed = false;
+function watchSockets(): void {
+  if (subscribed) return;
+  subscribed = true;
+  diagnostics.subscribe('undici:client:sendHeaders', (message) => {
+    if (!headersSlot) return;
+    headersSlot.ip = (message as { socket?: Socket }).socket?.remoteAddress ?? '';
+    headersSlot = null;
+  });
+}
+
+interface Hop {
+  status: number;
+  location: string | null;
+  capture: OutputCapture;
+  ip: string;
+  error: unknown;
+  /** onRequestStart ran: a socket was up, so a failure is not a connect failure. */
+  connected: boolean;
+  timedOut: boolean;
+}
+
+const codeOf = (e: unknown): string => String((e as { code?: unknown } | null)?.code ?? '');
+
+export function isConnectFailure(e: unknown): boolean {
+  if (isEgressRefused(e)) return false;
+  if (e instanceof AggregateError && e.errors.length > 0) return e.errors.every(isConnectFailure);
+  return CONNECT_CODES.has(codeOf(e));
+}
+
+/** A transport error as a sentence for the run log. */
+export function describeError(e: unknown, host: string): string {
+  const code = codeOf(e);
+  const err = e as { message?: string; address?: string; port?: number } | null;
+  const where = err?.address ? `${err.address}${err.port ? `:${err.port}` : ''}` : host;
+  if (isEgressRefused(e)) return (e as Error).message;
+  if (e instanceof AggregateError && e.errors.length > 0) return describeError(e.errors[0], host);
+  switch (code) {
+    case 'ECONNREFUSED': return `connection refused by ${where}`;
+    case 'ENOTFOUND': return `DNS lookup failed: host ${host} not found`;
+    case 'EAI_AGAIN': return `DNS lookup failed temporarily for host ${host}`;
+    case 'ETIMEDOUT': case 'UND_ERR_CONNECT_TIMEOUT': return `could not connect to ${host}: connect timeout`;
+    case 'EHOSTUNREACH': case 'ENETUNREACH': return `could not connect to ${where}: network unreachable`;
+    case 'ECONNRESET': return `connection reset by ${where}`;
+    case 'UND_ERR_SOCKET': return `connection closed by ${host} before the response was complete`;
+  }
+  if (code.startsWith('ERR_TLS') || /CERT|SSL|TLS/.test(code)) return `TLS error with ${host}: ${err?.message ?? code}`;
+  const message = err?.message || String(e);
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/**
+ * The next request after a redirect, per RFC 9110 as browsers apply it: 303 becomes GET (HEAD
+ * stays HEAD), 301/302 turn a POST into a GET, 307/308 repeat as they are. Credentials do not
+ * follow to another origin. Returns an error sentence when the Location is unusable.
+ */
+export function redirectTarget(spec: RequestSpec, status: number, location: string): RequestSpec | string {
+  let next: URL;
+  try {
+    next = new URL(location, spec.url);
+  } catch {
+    return `redirect (HTTP ${status}) to an invalid location ${JSON.stringify(location)}`;
+  }
+  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+    return `redirect (HTTP ${status}) to an unsupported URL scheme ${JSON.stringify(next.protocol)}`;
+  }
+  const toGet = (status === 303 && spec.method !== 'HEAD') || ((status === 301 || status === 302) && spec.method === 'POST');
+  const crossOrigin = new URL(spec.url).origin !== next.origin;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(spec.headers)) {
+    const lower = name.toLowerCase();
+    if (crossOrigin && CROSS_ORIGIN_DROPPED.has(lower)) continue;
+    if (toGet && lower === 'content-type') continue;
+    headers[name] = value;
+  }
+  next.hash = '';
+  return { method: toGet ? 'GET' : spec.method, url: next.href, headers, body: toGet ? null : spec.body, timeoutMs: spec.timeoutMs };
+}
+
+export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
+  watchSockets();
+  const guard: EgressGuard = createEgressGuard(options.allowNetworks, options.resolve);
+  const maxRedirects = options.maxRedirects ?? 10;
+  const retryDelayMs = options.connectRetryDelayMs ?? 3000;
+
+  // Hostnames are checked by the guard's lookup; an IP literal skips lookup in net.connect, so
+  // it is checked here. Both run per connection, which covers every redirect hop as well.
+  const base = buildConnector({ lookup: guard.lookup as never, timeout: options.connectTimeoutMs ?? 10_000 });
+  const connect: buildConnector.connector = (opts, callback) => {
+    const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
+    const refused = isIP(host) ? guard.refusal(host) : null;
+    if (refused) return callback(refused, null);
+    base(opts, callback);
+  };
+  const agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 256 });
+  let closed = false;
+  const sleeping = new Set<() => void>();
+
+  function sendOnce(spec: RequestSpec, url: URL, remainingMs: number): Promise<Hop> {
+    return new Promise((resolve) => {
+      const slot = { ip: '' };
+      const capture = new OutputCapture();
+      let status = 0;
+      let location: string | null = null;
+      let connected = false;
+      let settled = false;
+      let controller: Dispatcher.DispatchController | null = null;
+      const finish = (error: unknown, timedOut = false) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (headersSlot === slot) headersSlot = null;
+        resolve({ status, location, capture, ip: slot.ip, error, connected, timedOut });
+      };
+      const timer = setTimeout(() => {
+        finish(null, true); // first: abort() reports back synchronously through onResponseError
+        controller?.abort(new Error('timeout'));
+      }, Math.max(1, remainingMs));
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(c) {
+          controller = c;
+          connected = true;
+          // Our deadline fired while undici was still connecting: drop the request now.
+          if (settled) return c.abort(new Error('timeout'));
+          headersSlot = slot;
+        },
+        onResponseStart(_c, statusCode, headers) {
+          if (statusCode < 200) return;
+          status = statusCode;
+          const loc = headers.location;
+          location = REDIRECT_STATUSES.has(statusCode) ? (Array.isArray(loc) ? loc[0] : loc) ?? null : null;
+        },
+        onResponseData(c, chunk) {
+          capture.push(chunk);
+          if (location !== null && capture.total > MAX_REDIRECT_BODY) {
+            c.abort(new Error('redirect body too large'));
+            finish(null);
+          }
+        },
+        onResponseEnd() {
+          finish(null);
+        },
+        onResponseError(_c, error) {
+          finish(error);
+        },
+      };
+      try {
+        const path = `${url.pathname}${url.search}`;
+        const slack = remainingMs + 1000; // our timer decides; undici's only bounds the socket
+        agent.dispatch(
+          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers: spec.headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
+          handler,
+        );
+      } catch (e) {
+        finish(e);
+      }
+    });
+  }
+
+  interface Chain {
+    hop: Hop | null;
+    error: string;
+    spec: RequestSpec;
+    redirects: number;
+    retryable: boolean;
+  }
+
+  /** Sends `spec` and follows its redirects, all within one timeout. */
+  async function follow(first: RequestSpec, redirectsSoFar: number): Promise<Chain> {
+    const deadline = performance.now() + first.timeoutMs;
+    let spec = first;
+    let redirects = redirectsSoFar;
+    let last: Hop | null = null;
+    const fail = (error: string, retryable = false): Chain => ({ hop: last, error, spec, redirects, retryable });
+    for (;;) {
+      let url: URL;
+      try {
+        url = new URL(spec.url);
+      } catch {
+        return fail(`invalid URL ${JSON.stringify(spec.url)}`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail(`unsupported URL scheme ${JSON.stringify(url.protocol)}`);
+      const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+      const refused = isIP(literal) ? guard.refusal(literal) : null;
+      if (refused) {
+        last = { status: 0, location: null, capture: new OutputCapture(), ip: literal, error: refused, connected: false, timedOut: false };
+        return fail(refused.message);
+      }
+      if (closed) return fail('the executor is shutting down');
+
+      const hop = await sendOnce(spec, url, deadline - performance.now());
+      last = hop;
+      if (hop.timedOut) {
+        const phase = !hop.connected ? ' while connecting' : hop.status === 0 ? ' waiting for the response' : ' while reading the body';
+        return fail(`timed out after ${first.timeoutMs / 1000} s${phase}`);
+      }
+      if (hop.error) {
+        if (isEgressRefused(hop.error)) hop.ip = hop.error.ip;
+        else if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
+        if (closed) return fail('the executor is shutting down');
+        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error));
+      }
+      if (hop.location === null) return fail('');
+      if (redirects >= maxRedirects) return fail(`too many redirects (more than ${maxRedirects})`);
+      const next = redirectTarget(spec, hop.status, hop.location);
+      if (typeof next === 'string') return fail(next);
+      spec = next;
+      redirects++;
+    }
+  }
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        sleeping.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      sleeping.add(wake);
+    });
+
+  async function call(spec: RequestSpec): Promise<HttpResult> {
+    const startTime = Date.now();
+    const t0 = performance.now();
+    let chain: Chain;
+    try {
+      chain = await follow(spec, 0);
+      if (chain.retryable && !closed) {
+        await sleep(retryDelayMs);
+        chain = await follow(chain.spec, chain.redirects);
+      }
+    } catch (e) {
+      // Not expected; kept so a bug here still yields a failed run rather than a stuck one.
+      chain = { hop: null, error: `internal error: ${(e as Error)?.message ?? String(e)}`, spec, redirects: 0, retryable: false };
+    }
+    const hop = chain.hop;
+    return {
+      httpStatus: hop?.status ?? 0,
+      output: hop ? hop.capture.text() : '',
+      downloaded: hop?.capture.total ?? 0,
+      error: chain.error,
+      ip: hop?.ip ?? '',
+      startTime,
+      executionTime: (performance.now() - t0) / 1000,
+      connectFailed: chain.retryable,
+    };
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    for (const wake of [...sleeping]) wake();
+    await agent.destroy().catch(() => undefined);
+  }
+
+  return { call, close };
+}

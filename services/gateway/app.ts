@@ -1,0 +1,108 @@
+import Router from '@koa/router';
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import { AppError, isAppError } from '../../shared/errors.ts';
+import type { Logger } from '../../shared/log.ts';
+import { authenticate, extractToken } from './auth.ts';
+import { parseBody, parseQuery, readBody } from './body.ts';
+import { FUNCTIONS, KNOWN_PARAMS, type Clients } from './functions.ts';
+import { createMetrics } from './metrics.ts';
+import { Params } from './params.ts';
+import { createRateLimiter } from './rateLimit.ts';
+
+export interface GatewayOptions {
+  clients: Clients;
+  rateLimit: { rate: number; burst: number };
+  log: Logger;
+  now?: () => number;
+}
+
+const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
+const canonical = (norm: string) => CANONICAL.get(norm);
+
+const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
+
+/**
+ * The HTTP edge: /api/v1/{function} with FastCron's envelope, plus /healthz, /readyz, /metrics.
+ * It owns no state but rate-limit buckets; every function is a gRPC call to the services.
+ */
+export function createGateway(options: GatewayOptions): Koa {
+  const { clients, log } = options;
+  const now = options.now ?? Date.now;
+  const tokenLimiter = createRateLimiter(options.rateLimit, now);
+  const addressLimiter = createRateLimiter(options.rateLimit, now);
+  const metrics = createMetrics();
+  const app = new Koa({ proxy: false });
+  const router = new Router();
+
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    try {
+      await clients.jobs.listAccounts({});
+      ctx.body = { status: 'ready' };
+    } catch {
+      ctx.status = 503;
+      ctx.body = { status: 'not ready', reason: 'jobs service unreachable' };
+    }
+  });
+  router.get('/metrics', (ctx) => {
+    ctx.type = 'text/plain; version=0.0.4';
+    ctx.body = metrics.render();
+  });
+
+  router.all('/api/v1/:fn', async (ctx) => {
+    const started = performance.now();
+    const name = String(ctx.params.fn);
+    const requestId = randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    let code = 0;
+    try {
+      if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
+        throw new AppError('UNKNOWN_FUNCTION', `method ${ctx.method} is not supported; use GET or POST`);
+      }
+      const fn = Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
+      if (!fn) throw new AppError('UNKNOWN_FUNCTION', `unknown function "${name}"; see /api/v1/{function} in the API documentation`);
+      const body = ctx.method === 'GET' ? { fields: {}, json: null } : parseBody(await readBody(ctx.req), ctx.get('content-type') || undefined);
+      const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
+      const token = extractToken(ctx.get('authorization'), params);
+      const account = await authenticate(clients.jobs, token, ctx.ip, addressLimiter, tokenLimiter);
+      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
+    } catch (error) {
+      const appError = isAppError(error) && error.kind !== 'INTERNAL' ? error : internal(error, requestId, name, log);
+      code = appError.code;
+      ctx.status = appError.httpStatus;
+      if (appError.kind === 'RATE_LIMITED') ctx.set('Retry-After', appError.message.match(/(\d+) second/)?.[1] ?? '1');
+      ctx.body = envelopeError(appError);
+    }
+    metrics.observe(FUNCTIONS[name] ? name : 'unknown', code, (performance.now() - started) / 1000);
+  });
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      // Anything that escaped the route (e.g. a socket error) still gets an envelope, never a crash.
+      const appError = internal(error, randomUUID(), ctx.path, log);
+      ctx.status = appError.httpStatus;
+      ctx.body = envelopeError(appError);
+    }
+  });
+  app.use(router.routes());
+  app.use(async (ctx) => {
+    if (ctx.body === undefined) {
+      ctx.status = 404;
+      ctx.body = envelopeError(new AppError('UNKNOWN_FUNCTION', `no such endpoint ${ctx.path}; the API lives under /api/v1/{function}`));
+    }
+  });
+  app.on('error', (error) => log.warn('http error', { error }));
+  return app;
+}
+
+/** 5xx answers never show internals: the message carries a request id that is in the log. */
+function internal(error: unknown, requestId: string, where: string, log: Logger): AppError {
+  if (isAppError(error) && error.kind === 'INTERNAL' && /request id/.test(error.message)) return error;
+  log.error('request failed', { requestId, where, error });
+  return new AppError('INTERNAL', `internal error (request id ${requestId})`);
+}

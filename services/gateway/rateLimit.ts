@@ -1,0 +1,30 @@
+/**
+ * Token buckets per key (DECISIONS 8): `rate` tokens per second up to `burst`. Rate 0 turns the
+ * limit off. Buckets idle long enough to be full again are forgotten, so memory stays bounded.
+ */
+export function createRateLimiter(options: { rate: number; burst: number }, now: () => number = Date.now) {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const fullAfterMs = options.rate > 0 ? (options.burst / options.rate) * 1000 : 0;
+  let lastSweep = now();
+
+  return {
+    /** Takes one token; returns 0 when allowed, otherwise the seconds to wait (Retry-After). */
+    take(key: string): number {
+      if (options.rate <= 0) return 0;
+      const t = now();
+      if (t - lastSweep > 60_000) {
+        for (const [k, b] of buckets) if (t - b.at > fullAfterMs) buckets.delete(k);
+        lastSweep = t;
+      }
+      const bucket = buckets.get(key) ?? { tokens: options.burst, at: t };
+      bucket.tokens = Math.min(options.burst, bucket.tokens + ((t - bucket.at) / 1000) * options.rate);
+      bucket.at = t;
+      buckets.set(key, bucket);
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1;
+        return 0;
+      }
+      return Math.max(1, Math.ceil((1 - bucket.tokens) / options.rate));
+    },
+  };
+}

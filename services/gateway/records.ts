@@ -1,0 +1,78 @@
+import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
+
+const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
+
+/** The API's cron job record (spec 2.1 + DECISIONS 4): every settable field but the password. */
+export function jobRecord(job: CronJob, nextRun: number | null = null) {
+  return {
+    id: job.deleted ? null : Number(job.id),
+    group: num(job.group),
+    name: job.name,
+    expression: job.expression,
+    filter: job.filter,
+    timezone: job.timezone,
+    url: job.url,
+    httpMethod: job.httpMethod,
+    postData: job.postData,
+    httpHeaders: job.httpHeaders,
+    username: job.username,
+    hasPassword: job.hasPassword,
+    userAgent: job.userAgent,
+    timeout: job.timeout,
+    instances: job.instances,
+    delay: job.delay,
+    notify: job.notify,
+    notifyEvery: job.notifyEvery,
+    notifyMatch: job.notifyMatch,
+    notifyTime: job.notifyTime ?? null,
+    failureThreshold: job.failureThreshold,
+    keyword: job.keyword,
+    pattern: job.pattern,
+    fail: job.fail,
+    status: job.status,
+    points: job.points,
+    pausedUntil: num(job.pausedUntil),
+    nextRun: job.deleted ? null : nextRun,
+    createdAt: Number(job.createdAt),
+    updatedAt: Number(job.updatedAt),
+  };
+}
+
+export const groupRecord = (g: Group, deleted = false) => ({
+  id: deleted ? null : Number(g.id),
+  name: g.name,
+  jobCount: g.jobCount,
+  priority: g.priority,
+});
+
+/** FC's account record; ours: plan "self-hosted", cron = the account's job limit (0: none). */
+export const accountRecord = (a: Account) => ({
+  id: Number(a.id),
+  name: a.name,
+  timezone: a.timezone,
+  plan: 'self-hosted',
+  cron: a.jobLimit,
+  expiryDate: null,
+});
+
+/** Spec 2.3: each element is { result: {...} }. */
+export function logRecord(entry: LogEntry) {
+  const e = entry.execution!;
+  return {
+    result: {
+      id: Number(entry.id),
+      time: Number(e.time),
+      status: e.outcome === 1 ? 0 : e.outcome === 3 ? 2 : 1,
+      startTime: Math.floor(Number(e.startTimeMs) / 1000),
+      downloaded: Number(e.downloaded),
+      httpStatus: e.httpStatus,
+      error: e.error,
+      output: e.output,
+      payload: e.payload ?? null,
+      ip: e.ip,
+      server: e.server,
+      executionTime: e.executionTime,
+    },
+  };
+}

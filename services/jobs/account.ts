@@ -1,0 +1,76 @@
+import { createHash, randomInt } from 'node:crypto';
+import { AppError } from '../../shared/errors.ts';
+import { isValidTimeZone } from '../../shared/schedule/index.ts';
+import type { Decider } from './handleCommand.ts';
+
+export type AccountEvent =
+  | { type: 'AccountCreated'; data: { id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; at: number } }
+  | { type: 'AccountEdited'; data: { timezone: string; at: number } }
+  | { type: 'TokenRotated'; data: { tokenHash: string; at: number } }
+  | { type: 'AccountDisabled'; data: { at: number } };
+
+export interface Account {
+  id: number;
+  name: string;
+  timezone: string;
+  tokenHash: string;
+  jobLimit: number;
+  disabled: boolean;
+  createdAt: number;
+}
+
+export type AccountCommand =
+  | { type: 'CreateAccount'; id: number; name: string; timezone: string; tokenHash: string; jobLimit: number }
+  | { type: 'EditAccount'; id: number; timezone: string }
+  | { type: 'RotateToken'; id: number; tokenHash: string }
+  | { type: 'DisableAccount'; id: number };
+
+const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** DECISIONS 3: 32 characters [A-Za-z0-9], from a CSPRNG. */
+export const newToken = () => Array.from({ length: 32 }, () => TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)]).join('');
+export const isWellFormedToken = (token: string) => /^[A-Za-z0-9]{32}$/.test(token);
+/** Tokens are stored only as this hash. */
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export function checkTimezone(timezone: string) {
+  if (!isValidTimeZone(timezone)) throw new AppError('INVALID_PARAMETER', `timezone: "${timezone}" is not an IANA time zone name such as Europe/London`);
+}
+
+export const accountDecider: Decider<AccountCommand, Account | null, AccountEvent> = {
+  initialState: () => null,
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AccountCreated': {
+        const { id, name, timezone, tokenHash, jobLimit, at } = event.data;
+        return { id, name, timezone, tokenHash, jobLimit, disabled: false, createdAt: at };
+      }
+      case 'AccountEdited':
+        return state && { ...state, timezone: event.data.timezone };
+      case 'TokenRotated':
+        return state && { ...state, tokenHash: event.data.tokenHash };
+      case 'AccountDisabled':
+        return state && { ...state, disabled: true };
+      default:
+        return state;
+    }
+  },
+  decide(command, state, now) {
+    if (command.type === 'CreateAccount') {
+      if (state) throw new AppError('INTERNAL', `account id ${command.id} is already taken`);
+      checkTimezone(command.timezone);
+      const { id, name, timezone, tokenHash, jobLimit } = command;
+      return [{ type: 'AccountCreated', data: { id, name, timezone, tokenHash, jobLimit, at: now } }];
+    }
+    if (!state) throw new AppError('NOT_FOUND', `account ${command.id} not found`);
+    switch (command.type) {
+      case 'EditAccount':
+        checkTimezone(command.timezone);
+        return state.timezone === command.timezone ? [] : [{ type: 'AccountEdited', data: { timezone: command.timezone, at: now } }];
+      case 'RotateToken':
+        return [{ type: 'TokenRotated', data: { tokenHash: command.tokenHash, at: now } }];
+      case 'DisableAccount':
+        return state.disabled ? [] : [{ type: 'AccountDisabled', data: { at: now } }];
+    }
+  },
+};

@@ -1,0 +1,190 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Clock } from '../../shared/clock.ts';
+import { AppError } from '../../shared/errors.ts';
+import {
+  type AccountSchema,
+  type CronJobSchema,
+  type GroupSchema,
+  type JobSettings as ProtoSettings,
+  GroupDeleteMode,
+  JobAction,
+  JobsService as JobsServiceDesc,
+} from '../../shared/gen/tock/v1/jobs_pb.ts';
+import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
+import type { Account } from './account.ts';
+import { effectiveStatus } from './cronJob.ts';
+import type { Group } from './group.ts';
+import type { HttpMethod, SettingsInput } from './jobSettings.ts';
+import type { JobEntry } from './jobsView.ts';
+import type { JobsService, RunOrder } from './jobsService.ts';
+
+type Impl = ServiceImpl<(typeof JobsServiceDesc)['method']>;
+
+export function toProtoJob(entry: JobEntry, now: number): MessageInitShape<typeof CronJobSchema> {
+  const { job } = entry;
+  const s = job.settings;
+  return {
+    id: BigInt(job.id),
+    accountId: BigInt(job.accountId),
+    group: s.group === null ? undefined : BigInt(s.group),
+    expression: s.expression,
+    timezone: s.timezone,
+    filter: s.filter,
+    url: s.url,
+    httpMethod: s.httpMethod,
+    postData: s.postData,
+    httpHeaders: s.httpHeaders,
+    username: s.username,
+    hasPassword: s.password !== '',
+    userAgent: s.userAgent,
+    timeout: s.timeout,
+    instances: s.instances,
+    delay: s.delay,
+    notify: s.notify,
+    notifyEvery: s.notifyEvery,
+    notifyMatch: s.notifyMatch,
+    notifyTime: s.notifyTime ?? undefined,
+    failureThreshold: s.failureThreshold,
+    keyword: s.keyword,
+    pattern: s.pattern,
+    name: s.name,
+    fail: job.fail,
+    status: effectiveStatus(job, now),
+    points: entry.points,
+    pausedUntil: job.pausedUntil !== null && job.pausedUntil > now ? BigInt(Math.floor(job.pausedUntil / 1000)) : undefined,
+    createdAt: BigInt(Math.floor(job.createdAt / 1000)),
+    updatedAt: BigInt(Math.floor(job.updatedAt / 1000)),
+    deleted: job.deleted,
+  };
+}
+
+/** Proto optional fields -> the domain's partial settings (absent stays absent). */
+export function fromProtoSettings(p: ProtoSettings | undefined): SettingsInput {
+  if (!p) return {};
+  const out: SettingsInput = {
+    url: p.url,
+    expression: p.expression,
+    filter: p.filter,
+    delay: p.delay,
+    timezone: p.timezone,
+    timeout: p.timeout,
+    instances: p.instances,
+    username: p.username,
+    password: p.password,
+    httpMethod: p.httpMethod as HttpMethod | undefined,
+    postData: p.postData,
+    httpHeaders: p.httpHeaders,
+    userAgent: p.userAgent,
+    notify: p.notify,
+    notifyEvery: p.notifyEvery,
+    notifyMatch: p.notifyMatch,
+    notifyTime: p.notifyTime,
+    failureThreshold: p.failureThreshold,
+    keyword: p.keyword,
+    pattern: p.pattern,
+    group: p.group === undefined ? undefined : Number(p.group),
+    name: p.name,
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+}
+
+const toProtoGroup = (g: Group, jobCount: number): MessageInitShape<typeof GroupSchema> => ({
+  id: BigInt(g.id),
+  name: g.name,
+  priority: g.priority,
+  jobCount,
+});
+
+const toProtoAccount = (a: Account): MessageInitShape<typeof AccountSchema> => ({
+  id: BigInt(a.id),
+  name: a.name,
+  timezone: a.timezone,
+  jobLimit: a.jobLimit,
+  disabled: a.disabled,
+  createdAt: BigInt(Math.floor(a.createdAt / 1000)),
+});
+
+const ACTIONS: Record<number, 'enable' | 'disable' | 'pause' | 'delete'> = {
+  [JobAction.ENABLE]: 'enable',
+  [JobAction.DISABLE]: 'disable',
+  [JobAction.PAUSE]: 'pause',
+  [JobAction.DELETE]: 'delete',
+};
+
+const DELETE_MODES: Record<number, 'ungroup' | 'vanish' | 'empty'> = {
+  [GroupDeleteMode.UNGROUP]: 'ungroup',
+  [GroupDeleteMode.VANISH]: 'vanish',
+  [GroupDeleteMode.EMPTY]: 'empty',
+};
+
+/** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
+export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
+  const jobs = (entries: JobEntry[]) => ({ jobs: entries.map((e) => toProtoJob(e, clock.now())) });
+  const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
+    o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
+  return {
+    addJobs: async (r) => jobs(await service.addJobs(Number(r.accountId), r.jobs.map(fromProtoSettings), r.jobs.map((_, i) => order(r.runs[i])))),
+    editJobs: async (r) =>
+      jobs(
+        await service.editJobs(
+          Number(r.accountId),
+          r.groupId !== undefined ? { groupId: Number(r.groupId) } : { ids: r.ids.map(Number) },
+          fromProtoSettings(r.settings),
+          order(r.run),
+        ),
+      ),
+    applyAction: async (r) => {
+      const action = ACTIONS[r.action];
+      if (!action) throw new AppError('INVALID_PARAMETER', 'action: unknown');
+      return jobs(await service.applyAction(Number(r.accountId), r.ids.map(Number), action, r.pauseFor ?? null));
+    },
+    getJob: async (r) => toProtoJob(service.getJob(Number(r.accountId), Number(r.id)), clock.now()),
+    listJobs: async (r) =>
+      jobs(service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: r.groupId === undefined ? null : Number(r.groupId) })),
+    runJob: async (r) => ({ at: BigInt(await service.runJob(Number(r.accountId), Number(r.id), Number(r.time), r.payload ?? null)) }),
+    jobHistory: async (r) => ({
+      entries: (await service.history(Number(r.accountId), Number(r.id), r.page, r.limit)).map((e) => ({
+        revision: BigInt(e.revision),
+        time: BigInt(e.time),
+        type: e.type,
+        dataJson: JSON.stringify(e.data),
+      })),
+    }),
+    addGroup: async (r) => {
+      const g = await service.addGroup(Number(r.accountId), r.name ?? '', r.priority ?? 0);
+      return toProtoGroup(g, 0);
+    },
+    editGroup: async (r) => {
+      const g = await service.editGroup(Number(r.accountId), Number(r.id), r.name, r.priority);
+      return toProtoGroup(g, service.groupJobCount(g.accountId, g.id));
+    },
+    getGroup: async (r) => {
+      const g = service.getGroup(Number(r.accountId), Number(r.id));
+      return toProtoGroup(g, service.groupJobCount(g.accountId, g.id));
+    },
+    listGroups: async (r) => ({
+      groups: service.listGroups(Number(r.accountId), r.name ?? null).map((g) => toProtoGroup(g, service.groupJobCount(g.accountId, g.id))),
+    }),
+    deleteGroup: async (r) => {
+      const mode = DELETE_MODES[r.mode];
+      if (!mode) throw new AppError('INVALID_PARAMETER', 'mode: unknown');
+      return jobs(await service.deleteGroup(Number(r.accountId), Number(r.id), mode));
+    },
+    authenticate: async (r) => toProtoAccount(service.authenticate(r.tokenHash)),
+    getAccount: async (r) => toProtoAccount(service.getAccount(Number(r.id))),
+    editAccount: async (r) => {
+      if (r.timezone === undefined) return toProtoAccount(service.getAccount(Number(r.id)));
+      return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
+    },
+    createAccount: async (r) => {
+      const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit);
+      return { account: toProtoAccount(account), token };
+    },
+    listAccounts: async () => ({ accounts: service.listAccounts().map(toProtoAccount) }),
+    rotateToken: async (r) => {
+      const { account, token } = await service.rotateToken(Number(r.id));
+      return { account: toProtoAccount(account), token };
+    },
+    disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
+  };
+}

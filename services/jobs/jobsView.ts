@@ -1,0 +1,148 @@
+import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import { pointsPerDay } from '../../shared/schedule/index.ts';
+import { accountDecider, type Account, type AccountEvent } from './account.ts';
+import { evolveJob, type CronJob, type JobEvent } from './cronJob.ts';
+import { groupDecider, type Group, type GroupEvent } from './group.ts';
+import { compileSchedule } from './jobSettings.ts';
+
+export interface JobEntry {
+  job: CronJob;
+  points: number;
+}
+
+/**
+ * The jobs read model: every job, group and account, projected in memory from the event store.
+ * Disposable by construction: it is rebuilt from the store at every start.
+ */
+export class JobsView {
+  private jobs = new Map<number, JobEntry>();
+  private jobsByAccount = new Map<number, number[]>();
+  private groups = new Map<number, Group>();
+  private accounts = new Map<number, Account>();
+  private accountByToken = new Map<string, number>();
+  private position = -1n;
+  private waiters: { position: bigint; resolve: () => void }[] = [];
+  private subscription: Subscription | null = null;
+
+  /** Subscribes from the beginning; resolves once caught up with what is stored. */
+  async start(store: EventStore, onError: (error: unknown) => void) {
+    this.subscription = store.subscribe({}, (event) => this.apply(event), onError);
+    await this.subscription.caughtUp;
+  }
+
+  async stop() {
+    await this.subscription?.close();
+  }
+
+  /** Resolves once the view has applied everything up to `position` (read-your-writes after a command). */
+  waitFor(position: bigint | null): Promise<void> {
+    if (position === null || this.position >= position) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  apply(event: RecordedEvent) {
+    const dash = event.stream.indexOf('-');
+    const category = event.stream.slice(0, dash);
+    const id = Number(event.stream.slice(dash + 1));
+    if (category === 'cronjob') this.applyJob(id, event as unknown as JobEvent);
+    else if (category === 'group') this.applyGroup(id, event as unknown as GroupEvent);
+    else if (category === 'account') this.applyAccount(id, event as unknown as AccountEvent);
+    this.position = event.position;
+    if (this.waiters.length) {
+      const ready = this.waiters.filter((w) => w.position <= this.position);
+      this.waiters = this.waiters.filter((w) => w.position > this.position);
+      for (const w of ready) w.resolve();
+    }
+  }
+
+  private applyJob(id: number, event: JobEvent) {
+    const before = this.jobs.get(id);
+    const job = evolveJob(before?.job ?? null, { type: event.type, data: event.data } as JobEvent);
+    if (!job) return;
+    if (!before) {
+      const list = this.jobsByAccount.get(job.accountId) ?? [];
+      // Ids arrive almost always in increasing order; keep the list sorted for paging.
+      let i = list.length;
+      while (i > 0 && list[i - 1] > id) i--;
+      list.splice(i, 0, id);
+      this.jobsByAccount.set(job.accountId, list);
+    }
+    const scheduleChanged = !before || event.type === 'JobEdited';
+    const points = scheduleChanged ? safePoints(job) : before.points;
+    this.jobs.set(id, { job, points });
+  }
+
+  private applyGroup(id: number, event: GroupEvent) {
+    const group = groupDecider.evolve(this.groups.get(id) ?? null, { type: event.type, data: event.data } as GroupEvent);
+    if (group) this.groups.set(id, group);
+  }
+
+  private applyAccount(id: number, event: AccountEvent) {
+    const before = this.accounts.get(id);
+    const account = accountDecider.evolve(before ?? null, { type: event.type, data: event.data } as AccountEvent);
+    if (!account) return;
+    if (before && before.tokenHash !== account.tokenHash) this.accountByToken.delete(before.tokenHash);
+    this.accountByToken.set(account.tokenHash, id);
+    this.accounts.set(id, account);
+  }
+
+  /** A live job of this account, or undefined (missing, deleted and foreign look the same). */
+  job(accountId: number, id: number): JobEntry | undefined {
+    const entry = this.jobs.get(id);
+    return entry && !entry.job.deleted && entry.job.accountId === accountId ? entry : undefined;
+  }
+
+  /** Any job by id, deleted or not (cron_delete answers with the deleted record). */
+  anyJob(id: number): JobEntry | undefined {
+    return this.jobs.get(id);
+  }
+
+  /** The account's live jobs in id order, optionally only those matching `filter`. */
+  jobsOf(accountId: number, filter?: (entry: JobEntry) => boolean): JobEntry[] {
+    const out: JobEntry[] = [];
+    for (const id of this.jobsByAccount.get(accountId) ?? []) {
+      const entry = this.jobs.get(id)!;
+      if (!entry.job.deleted && (!filter || filter(entry))) out.push(entry);
+    }
+    return out;
+  }
+
+  countJobs(accountId: number): number {
+    return this.jobsOf(accountId).length;
+  }
+
+  group(accountId: number, id: number): Group | undefined {
+    const group = this.groups.get(id);
+    return group && !group.deleted && group.accountId === accountId ? group : undefined;
+  }
+
+  groupsOf(accountId: number): Group[] {
+    return [...this.groups.values()].filter((g) => !g.deleted && g.accountId === accountId).sort((a, b) => a.id - b.id);
+  }
+
+  groupJobCount(accountId: number, groupId: number): number {
+    return this.jobsOf(accountId, (e) => e.job.settings.group === groupId).length;
+  }
+
+  account(id: number): Account | undefined {
+    return this.accounts.get(id);
+  }
+
+  accountByTokenHash(hash: string): Account | undefined {
+    const id = this.accountByToken.get(hash);
+    return id === undefined ? undefined : this.accounts.get(id);
+  }
+
+  allAccounts(): Account[] {
+    return [...this.accounts.values()].sort((a, b) => a.id - b.id);
+  }
+}
+
+function safePoints(job: CronJob): number {
+  try {
+    return pointsPerDay(compileSchedule(job.settings, job.id));
+  } catch {
+    // A schedule stored by an older, more lenient version: still listable, costs 1.
+    return 1;
+  }
+}

@@ -1,0 +1,224 @@
+import { connect, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  JetStreamApiError,
+  ReplayPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type ConsumerConfig,
+  type JsMsg,
+  type StreamConfig as NatsStreamConfig,
+} from '@nats-io/jetstream';
+import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
+
+/** NATS's default for pull consumers, made explicit so both adapters agree. */
+const DEFAULT_MAX_ACK_PENDING = 1000;
+/** Messages asked for per pull request. */
+const MAX_BATCH = 1000;
+const MSG_ID_HEADER = 'Nats-Msg-Id';
+const STREAM_NAME_IN_USE = 10058;
+const STREAM_NOT_FOUND = 10059;
+
+/** The one place driver errors become bus errors: what was attempted, on what, and why. */
+function busError(action: string, e: unknown): Error {
+  let why = e instanceof Error ? e.message : String(e);
+  if (e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) why = 'stream not found';
+  return new Error(`bus: ${action}: ${why}`, { cause: e });
+}
+
+function toRecord(h: MsgHdrs | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  // The de-duplication id is the bus's business, not the handler's (the in-process bus has none).
+  for (const key of h.keys()) if (key !== MSG_ID_HEADER) out[key] = h.get(key);
+  return out;
+}
+
+/**
+ * The bus on NATS JetStream (nats.js v3): file-backed streams, durable pull consumers, core
+ * subscriptions for live fan-out. Acks are sent without waiting for the server's confirmation; a
+ * lost ack means a redelivery, which at-least-once handlers already tolerate.
+ */
+export async function connectNatsBus(url: string, options: { name?: string } = {}): Promise<Bus> {
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ servers: url, name: options.name, maxReconnectAttempts: -1 });
+  } catch (e) {
+    throw busError(`connect to NATS at ${url}`, e);
+  }
+  const jsm = await jetstreamManager(nc).catch(async (e) => {
+    await nc.close();
+    throw busError(`use JetStream at ${url}`, e);
+  });
+  const js = jsm.jetstream();
+  const consumers = new Set<Consumer>();
+
+  async function upsertConsumer(stream: string, config: ConsumerConfig) {
+    try {
+      await jsm.consumers.add(stream, config);
+    } catch (e) {
+      // An existing durable with another config: newer servers refuse the create, so update the
+      // fields that may change (the deliver policy only counts when the durable is first made).
+      if (!(e instanceof JetStreamApiError) || e.code === STREAM_NOT_FOUND) throw e;
+      const { ack_wait, max_ack_pending, max_deliver, filter_subject } = config;
+      await jsm.consumers.update(stream, config.durable_name!, { ack_wait, max_ack_pending, max_deliver, filter_subject });
+    }
+  }
+
+  function wrap(m: JsMsg): BusMessage {
+    return {
+      subject: m.subject,
+      data: m.data,
+      headers: toRecord(m.headers),
+      seq: m.seq,
+      deliveryCount: m.info.deliveryCount,
+      ack: async () => m.ack(),
+      nak: (delayMs) => m.nak(delayMs && delayMs > 0 ? delayMs : undefined),
+      term: () => m.term(),
+      working: () => m.working(),
+    };
+  }
+
+  return {
+    async ensureStream(config: StreamConfig) {
+      const cfg: Partial<NatsStreamConfig> & { name: string } = {
+        name: config.name,
+        subjects: config.subjects,
+        retention: config.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+        storage: StorageType.File,
+        duplicate_window: nanos(config.duplicateWindowMs),
+        max_age: nanos(config.maxAgeMs ?? 0),
+        max_msgs: config.maxMessages && config.maxMessages > 0 ? config.maxMessages : -1,
+      };
+      try {
+        await jsm.streams.add(cfg);
+      } catch (e) {
+        if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw busError(`create stream "${config.name}"`, e);
+        await jsm.streams.update(config.name, cfg).catch((e2) => {
+          throw busError(`update stream "${config.name}"`, e2);
+        });
+      }
+    },
+
+    async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<PublishResult> {
+      let h: MsgHdrs | undefined;
+      if (options.headers) {
+        h = natsHeaders();
+        for (const [k, v] of Object.entries(options.headers)) h.set(k, v);
+      }
+      try {
+        const ack = await js.publish(subject, data, { ...(options.msgId !== undefined && { msgID: options.msgId }), ...(h && { headers: h }) });
+        return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+      } catch (e) {
+        // No stream listening reaches the client as "no responders", which nats.js reports as
+        // "jetstream is not enabled": say what it means here.
+        const noStream = e instanceof Error && /no responders|not enabled/i.test(`${e.message} ${e.name} ${e.constructor.name}`);
+        throw noStream ? busError(`publish to "${subject}"`, new Error('no stream holds this subject', { cause: e })) : busError(`publish to "${subject}"`, e);
+      }
+    },
+
+    async consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
+      const what = `consume "${options.durable}" on stream "${options.stream}"`;
+      const limit = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
+      const config: ConsumerConfig = {
+        durable_name: options.durable,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: options.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+        ack_wait: nanos(options.ackWaitMs),
+        max_ack_pending: limit,
+        max_deliver: options.maxDeliver ?? -1,
+        replay_policy: ReplayPolicy.Instant,
+        ...(options.filterSubject && { filter_subject: options.filterSubject }),
+      };
+      let messages;
+      try {
+        await upsertConsumer(options.stream, config);
+        const consumer = await js.consumers.get(options.stream, options.durable);
+        messages = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH) });
+      } catch (e) {
+        throw busError(what, e);
+      }
+      const iterator = messages;
+
+      let stopped = false;
+      let inFlight = 0;
+      let wake: (() => void) | undefined;
+      const running = new Set<Promise<void>>();
+      const run = (m: JsMsg) => {
+        inFlight++;
+        const p = (async () => {
+          try {
+            await handler(wrap(m));
+          } catch {
+            m.nak(); // a no-op when the handler already settled the message
+          }
+        })().finally(() => {
+          inFlight--;
+          running.delete(p);
+          wake?.();
+        });
+        running.add(p);
+      };
+      const loop = (async () => {
+        for await (const m of iterator) {
+          while (inFlight >= limit && !stopped) await new Promise<void>((r) => (wake = r));
+          // Already buffered when stop() came: hand back now rather than after ack wait.
+          if (stopped) m.nak();
+          else run(m);
+        }
+      })().catch((e) => console.error(busError(what, e).message));
+
+      const consumer: Consumer = {
+        async stop() {
+          if (stopped) return;
+          stopped = true;
+          consumers.delete(consumer);
+          wake?.();
+          await iterator.close().catch(() => undefined);
+          await loop;
+          await Promise.allSettled([...running]);
+          // Acks go out without confirmation: make sure the last ones left before we return.
+          await nc.flush().catch(() => undefined);
+        },
+      };
+      consumers.add(consumer);
+      return consumer;
+    },
+
+    async subscribe(subject, handler) {
+      try {
+        const sub = nc.subscribe(subject, {
+          callback: (err, m) => {
+            if (err) return;
+            try {
+              handler(m.subject, m.data, toRecord(m.headers));
+            } catch (e) {
+              // A failing live listener must not break the connection's dispatch.
+              console.error(`bus: subscriber to "${subject}" threw`, e);
+            }
+          },
+        });
+        // The server knows of the interest once flushed: from then on nothing published is missed.
+        await nc.flush();
+        return {
+          unsubscribe: async () => {
+            sub.unsubscribe();
+            await nc.flush().catch(() => undefined);
+          },
+        };
+      } catch (e) {
+        throw busError(`subscribe to "${subject}"`, e);
+      }
+    },
+
+    async close() {
+      await Promise.all([...consumers].map((c) => c.stop()));
+      if (!nc.isClosed()) await nc.drain().catch((e) => {
+        throw busError('close', e);
+      });
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+/**
+ * Configuration from the environment, validated at start. A bad value stops the process with one
+ * line per problem, naming the variable, before anything listens.
+ */
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+const optionalUrl = (schemes: string[]) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || schemes.some((s) => v.startsWith(s)), { message: `must start with ${schemes.join(' or ')}` });
+
+const rateLimit = z
+  .string()
+  .default('1')
+  .transform((v, ctx) => {
+    // "rate" or "rate/burst": requests per second per token; 0 turns the limit off.
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(?:\/\s*(\d+))?\s*$/.exec(v);
+    if (!m) {
+      ctx.addIssue({ code: 'custom', message: 'must be "<requests per second>" or "<rate>/<burst>", e.g. 1 or 5/10; 0 turns it off' });
+      return z.NEVER;
+    }
+    const rate = Number(m[1]);
+    return { rate, burst: m[2] ? Math.max(1, Number(m[2])) : Math.max(1, Math.ceil(rate)) };
+  });
+
+const cidrList = z
+  .string()
+  .default('')
+  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .refine((list) => list.every((c) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(c)), { message: 'must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128' });
+
+const schema = z.object({
+  PORT: port(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  NATS_URL: optionalUrl(['nats://', 'tls://', 'ws://', 'wss://']),
+  ESDB_URL: optionalUrl(['esdb://', 'esdb+discover://']),
+  TOCK_BOOTSTRAP_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || /^[A-Za-z0-9]{32}$/.test(v), { message: 'must be exactly 32 characters from A-Z, a-z, 0-9' }),
+  TOCK_RATE_LIMIT: rateLimit,
+  TOCK_ALLOW_NETWORKS: cidrList,
+  TOCK_PUBLIC_URL: z.string().url().optional(),
+  TOCK_DEFAULT_TIMEZONE: z.string().default('UTC'),
+  TOCK_SERVER_NAME: z.string().optional(),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  // Distributed mode: where each gRPC service listens and where the others find it.
+  GRPC_HOST: z.string().default('127.0.0.1'),
+  JOBS_GRPC_PORT: port(50051),
+  PLANNER_GRPC_PORT: port(50052),
+  LOGS_GRPC_PORT: port(50053),
+  JOBS_ADDR: z.string().optional(),
+  PLANNER_ADDR: z.string().optional(),
+  LOGS_ADDR: z.string().optional(),
+});
+
+export type Config = z.output<typeof schema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the configuration; throws ConfigError listing every problem. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`));
+  }
+  return result.data;
+}
+
+/** For a main(): validates or prints one line per problem and exits 1. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const line of error.problems) process.stderr.write(`config error: ${line}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,330 @@
+/**
+ * EventStore on SQLite (better-sqlite3): the embedded deployment, and several processes of one
+ * machine sharing one database file.
+ *
+ * Cross-process safety rests on SQLite itself: WAL mode (readers never block the writer), a busy
+ * timeout (a writer waits for the lock instead of failing), and appends in BEGIN IMMEDIATE
+ * transactions, which take the write lock before reading the stream's revision, so the check and
+ * the insert cannot interleave with another process. Positions are an AUTOINCREMENT key handed out
+ * while that lock is held, hence in commit order: a reader's snapshot always holds a prefix of the
+ * positions and a subscription reading `position > checkpoint` never skips an event committed later.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { AppError } from '../errors.ts';
+import {
+  categoryOf,
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventData,
+  type EventHandler,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+} from './eventStore.ts';
+
+export interface SqliteEventStoreOptions {
+  /** How often an idle subscription looks for events appended by other processes. Default 25 ms. */
+  pollIntervalMs?: number;
+}
+
+const PAGE_SIZE = 256;
+// Long enough to ride out another process's batch append, short enough to surface a stuck lock.
+const BUSY_TIMEOUT_MS = 10_000;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS streams (
+    name      TEXT PRIMARY KEY,
+    revision  INTEGER NOT NULL,
+    max_count INTEGER
+  ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    id       TEXT NOT NULL,
+    stream   TEXT NOT NULL,
+    revision INTEGER NOT NULL,
+    category TEXT NOT NULL,
+    type     TEXT NOT NULL,
+    data     TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    time     INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, revision);
+  CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
+`;
+
+interface EventRow {
+  position: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  time: number;
+}
+
+/**
+ * Appends made through any store object of this process bump `version` and wake the waiters, so
+ * subscriptions on the same file react at once; other processes' appends are found by polling.
+ */
+interface Notifier {
+  version: number;
+  waiters: Set<() => void>;
+  users: number;
+}
+const notifiers = new Map<string, Notifier>();
+
+function acquireNotifier(key: string): Notifier {
+  let notifier = notifiers.get(key);
+  if (!notifier) notifiers.set(key, (notifier = { version: 0, waiters: new Set(), users: 0 }));
+  notifier.users++;
+  return notifier;
+}
+
+/** Translates driver failures into the project's error type; our own errors pass through. */
+function translate(error: unknown): unknown {
+  if (error instanceof WrongExpectedRevisionError || error instanceof AppError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = error instanceof Database.SqliteError ? error.code : '';
+  const busy = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+  return Object.assign(new AppError(busy ? 'RATE_LIMITED' : 'INTERNAL', `event store (sqlite): ${message}`), {
+    cause: error,
+  });
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    stream: row.stream,
+    type: row.type,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    revision: row.revision,
+    position: BigInt(row.position),
+    time: row.time,
+  };
+}
+
+function satisfies(expected: ExpectedRevision, current: number): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current < 0;
+  if (expected === 'stream_exists') return current >= 0;
+  return expected === current;
+}
+
+/**
+ * Opens (creating if needed) an event store in the SQLite file at `path`; `:memory:` gives a private
+ * in-memory store for one process. Several processes may open the same file at once.
+ */
+export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
+  const pollIntervalMs = options.pollIntervalMs ?? 25;
+  const memory = path === ':memory:';
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    if (!memory) db.pragma('journal_mode = WAL');
+    // NORMAL is SQLite's recommended setting under WAL: commits stay atomic and the file stays sound
+    // after a crash; only the last commits before a power cut may be lost, not reordered.
+    db.pragma('synchronous = NORMAL');
+    db.transaction(() => db.exec(SCHEMA)).immediate();
+  } catch (error) {
+    db.close();
+    throw translate(error);
+  }
+
+  const getStream = db.prepare<[string], { revision: number; max_count: number | null }>(
+    'SELECT revision, max_count FROM streams WHERE name = ?',
+  );
+  const setRevision = db.prepare<[string, number]>(
+    'INSERT INTO streams (name, revision) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET revision = excluded.revision',
+  );
+  const setMaxCount = db.prepare<[string, number]>(
+    'INSERT INTO streams (name, revision, max_count) VALUES (?, -1, ?) ON CONFLICT (name) DO UPDATE SET max_count = excluded.max_count',
+  );
+  const insertEvent = db.prepare<[string, string, number, string, string, string, string, number]>(
+    'INSERT INTO events (id, stream, revision, category, type, data, metadata, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const deleteUpTo = db.prepare<[string, number]>('DELETE FROM events WHERE stream = ? AND revision <= ?');
+  const lastPosition = db.prepare<[string], { position: number }>(
+    'SELECT position FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1',
+  );
+  const readForwards = db.prepare<[string, number, number], EventRow>(
+    'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+  );
+  const readBackwards = db.prepare<[string, number, number], EventRow>(
+    'SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+  );
+  const pageAll = db.prepare<[number, number], EventRow>(
+    'SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?',
+  );
+  const pageCategory = db.prepare<[string, number, number], EventRow>(
+    'SELECT * FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?',
+  );
+
+  const append = db.transaction((stream: string, events: EventData[], expected: ExpectedRevision): AppendResult => {
+    const row = getStream.get(stream);
+    const current = row ? row.revision : -1;
+    if (!satisfies(expected, current)) {
+      throw new WrongExpectedRevisionError(stream, expected, current < 0 ? 'no_stream' : current);
+    }
+    if (events.length === 0) {
+      return { nextRevision: current, position: BigInt(lastPosition.get(stream)?.position ?? 0) };
+    }
+    const category = categoryOf(stream);
+    const time = Date.now();
+    let revision = current;
+    let position: number | bigint = 0;
+    for (const event of events) {
+      revision++;
+      position = insertEvent.run(
+        event.id ?? randomUUID(),
+        stream,
+        revision,
+        category,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata ?? {}),
+        time,
+      ).lastInsertRowid;
+    }
+    setRevision.run(stream, revision);
+    if (row?.max_count) deleteUpTo.run(stream, revision - row.max_count);
+    return { nextRevision: revision, position: BigInt(position) };
+  });
+
+  const truncate = db.transaction((stream: string, maxCount: number) => {
+    setMaxCount.run(stream, maxCount);
+    deleteUpTo.run(stream, getStream.get(stream)!.revision - maxCount);
+  });
+
+  // A private database has no other process to poll for and no other store object to share wake-ups with.
+  const notifierKey = memory ? `:memory:${randomUUID()}` : resolve(path);
+  const notifier = acquireNotifier(notifierKey);
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  const guard = <T>(fn: () => T): Promise<T> => {
+    try {
+      if (closed) throw new AppError('INTERNAL', 'event store (sqlite) is closed');
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(translate(error));
+    }
+  };
+
+  const notify = () => {
+    notifier.version++;
+    for (const wake of [...notifier.waiters]) wake();
+  };
+
+  function subscribe(options: SubscribeOptions, handler: EventHandler, onError?: (error: unknown) => void): Subscription {
+    let checkpoint = Number(options.fromPosition ?? 0n);
+    let stopped = false;
+    let interrupt: (() => void) | undefined;
+    let markCaughtUp!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
+
+    const readPage = () => {
+      try {
+        return options.category === undefined
+          ? pageAll.all(checkpoint, PAGE_SIZE)
+          : pageCategory.all(options.category, checkpoint, PAGE_SIZE);
+      } catch (error) {
+        throw translate(error);
+      }
+    };
+
+    // Resolves on the next append in this process, the next poll tick (files only), or close.
+    const waitForAppends = (seenVersion: number) =>
+      new Promise<void>((resolve) => {
+        if (stopped || notifier.version !== seenVersion) return resolve();
+        const timer = memory ? undefined : setTimeout(done, pollIntervalMs);
+        function done() {
+          clearTimeout(timer);
+          notifier.waiters.delete(done);
+          interrupt = undefined;
+          resolve();
+        }
+        notifier.waiters.add(done);
+        interrupt = done;
+      });
+
+    const running = (async () => {
+      while (!stopped) {
+        // Taken before the read: an append landing while handlers run must not be slept through.
+        const version = notifier.version;
+        const rows = readPage();
+        for (const row of rows) {
+          if (stopped) return;
+          await handler(toRecorded(row));
+          checkpoint = row.position;
+        }
+        if (rows.length < PAGE_SIZE) {
+          markCaughtUp();
+          await waitForAppends(version);
+        }
+      }
+    })().catch((error) => {
+      // The handler's own errors reach onError untouched; store failures arrive already translated.
+      stopped = true;
+      if (onError) onError(error);
+      else console.error('event store subscription stopped:', error);
+    });
+
+    const subscription: Subscription = {
+      caughtUp,
+      async close() {
+        stopped = true;
+        interrupt?.();
+        await running;
+        subscriptions.delete(subscription);
+      },
+    };
+    subscriptions.add(subscription);
+    return subscription;
+  }
+
+  return {
+    appendToStream: (stream, events, options = {}) =>
+      guard(() => {
+        const result = append.immediate(stream, events, options.expectedRevision ?? 'any');
+        if (events.length > 0) notify();
+        return result;
+      }),
+
+    readStream: <T>(stream: string, options: ReadOptions = {}) =>
+      guard(() => {
+        const limit = options.maxCount ?? -1;
+        const rows =
+          options.direction === 'backwards'
+            ? readBackwards.all(stream, options.fromRevision ?? Number.MAX_SAFE_INTEGER, limit)
+            : readForwards.all(stream, options.fromRevision ?? 0, limit);
+        return rows.map(toRecorded) as RecordedEvent<T>[];
+      }),
+
+    subscribe: (options, handler, onError) => {
+      if (closed) throw new AppError('INTERNAL', 'event store (sqlite) is closed');
+      return subscribe(options, handler, onError);
+    },
+
+    setStreamMaxCount: (stream, maxCount) =>
+      guard(() => {
+        if (!Number.isInteger(maxCount) || maxCount < 1) {
+          throw new AppError('INVALID_PARAMETER', `max count must be a positive integer, got ${maxCount}`);
+        }
+        truncate.immediate(stream, maxCount);
+      }),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.close()));
+      if (--notifier.users === 0) notifiers.delete(notifierKey);
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import * as grpc from '@grpc/grpc-js';
+import { fromBinary, toBinary, create, type MessageShape, type MessageInitShape } from '@bufbuild/protobuf';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import { randomUUID } from 'node:crypto';
+import { AppError, ERROR_TABLE, isAppError, type ErrorKind } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+/**
+ * protoc-gen-es writes no grpc-js stubs: this bridge turns a generated service descriptor into a
+ * grpc-js service definition, a server implementation and a promise-based client. Errors cross
+ * the wire as a gRPC status plus the AppError kind in metadata, so callers get the same AppError.
+ */
+export type ServiceImpl<S extends GenServiceMethods> = {
+  [K in keyof S]: (request: MessageShape<S[K]['input']>) => Promise<MessageInitShape<S[K]['output']>>;
+};
+
+export type ServiceClient<S extends GenServiceMethods> = {
+  [K in keyof S]: (request: MessageInitShape<S[K]['input']>) => Promise<MessageShape<S[K]['output']>>;
+} & { close(): void };
+
+const KIND_HEADER = 'tock-error-kind';
+
+function definitionOf<S extends GenServiceMethods>(service: GenService<S>): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<any, any>> = {};
+  for (const method of service.methods) {
+    definition[method.localName] = {
+      path: `/${service.typeName}/${method.name}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: (m: any) => Buffer.from(toBinary(method.input, m)),
+      requestDeserialize: (b: Buffer) => fromBinary(method.input, b),
+      responseSerialize: (m: any) => Buffer.from(toBinary(method.output, m)),
+      responseDeserialize: (b: Buffer) => fromBinary(method.output, b),
+    };
+  }
+  return definition;
+}
+
+/** Adds a service to a grpc-js server. Unknown errors are logged with an id and answered as INTERNAL without internals. */
+export function addService<S extends GenServiceMethods>(server: grpc.Server, service: GenService<S>, impl: ServiceImpl<S>, log: Logger) {
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    const fn = (impl as any)[method.localName] as (req: unknown) => Promise<any>;
+    handlers[method.localName] = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+      Promise.resolve()
+        .then(() => fn(call.request))
+        .then(
+          (reply) => callback(null, create(method.output, reply)),
+          (error) => callback(toServiceError(error, `${service.typeName}/${method.name}`, log)),
+        );
+    };
+  }
+  server.addService(definitionOf(service), handlers);
+}
+
+function toServiceError(error: unknown, where: string, log: Logger): Partial<grpc.ServiceError> {
+  const metadata = new grpc.Metadata();
+  if (isAppError(error) && error.kind !== 'INTERNAL') {
+    metadata.set(KIND_HEADER, error.kind);
+    return { code: ERROR_TABLE[error.kind].grpc, details: error.message, metadata };
+  }
+  const requestId = randomUUID();
+  log.error('request failed', { where, requestId, error });
+  metadata.set(KIND_HEADER, 'INTERNAL');
+  return { code: grpc.status.INTERNAL, details: `internal error (request id ${requestId})`, metadata };
+}
+
+/** Starts a server on host:port (port 0 picks one); resolves with the bound port. */
+export async function startServer(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+  );
+}
+
+export async function stopServer(server: grpc.Server, graceMs = 2000) {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, graceMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** A promise-based client; each call has a deadline so a dead peer becomes an error, not a hang. */
+export function createClient<S extends GenServiceMethods>(service: GenService<S>, address: string, options: { deadlineMs?: number } = {}): ServiceClient<S> {
+  const Ctor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
+  const client = new Ctor(address, grpc.credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.enable_retries': 1,
+  });
+  const deadlineMs = options.deadlineMs ?? 30_000;
+  const stub: any = { close: () => client.close() };
+  for (const method of service.methods) {
+    stub[method.localName] = (request: any) =>
+      new Promise((resolve, reject) => {
+        const message = create(method.input, request);
+        (client as any)[method.localName](message, { deadline: Date.now() + deadlineMs }, (error: grpc.ServiceError | null, reply: any) =>
+          error ? reject(fromServiceError(error)) : resolve(reply),
+        );
+      });
+  }
+  return stub;
+}
+
+function fromServiceError(error: grpc.ServiceError): AppError {
+  const kind = error.metadata?.get(KIND_HEADER)[0] as ErrorKind | undefined;
+  if (kind && kind in ERROR_TABLE) return new AppError(kind, error.details);
+  if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
+    return new AppError('INTERNAL', `service unavailable: ${error.details}`);
+  }
+  return new AppError('INTERNAL', error.details || error.message);
+}

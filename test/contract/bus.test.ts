@@ -1,0 +1,47 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { Bus } from '../../shared/bus/bus.ts';
+import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
+import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { busContract } from './busContract.ts';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+busContract('in-process', async () => {
+  const bus = createInProcessBus();
+  return { bus, close: () => bus.close() };
+});
+
+if (process.env.TOCK_SKIP_NATS === '1') {
+  describe('Bus contract: nats', () => {
+    it.skip('skipped because TOCK_SKIP_NATS=1');
+  });
+  console.warn(`Bus contract: NATS suite skipped (TOCK_SKIP_NATS=1); it needs a JetStream server at ${NATS_URL}.`);
+} else {
+  // No skip when the server is missing: connecting fails the suite, so a broken CI setup shows.
+  busContract(`nats (${NATS_URL})`, async () => {
+    const inner = await connectNatsBus(NATS_URL, { name: 'tock-bus-contract' });
+    const streams = new Set<string>();
+    // Streams outlive the connection on a real server: note them so close() can delete them.
+    const bus: Bus = {
+      ensureStream: (config) => (streams.add(config.name), inner.ensureStream(config)),
+      publish: (...args) => inner.publish(...args),
+      consume: (...args) => inner.consume(...args),
+      subscribe: (...args) => inner.subscribe(...args),
+      close: () => inner.close(),
+    };
+    return {
+      bus,
+      async close() {
+        await inner.close();
+        const nc = await connect({ servers: NATS_URL, name: 'tock-bus-contract-cleanup' });
+        try {
+          const jsm = await jetstreamManager(nc);
+          for (const name of streams) await jsm.streams.delete(name).catch(() => undefined);
+        } finally {
+          await nc.close();
+        }
+      },
+    };
+  });
+}
