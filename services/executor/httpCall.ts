@@ -142,6 +142,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
   const sleeping = new Set<() => void>();
 
   function sendOnce(spec: RequestSpec, url: URL, remainingMs: number): Promise<Hop> {
+    const remaining = Math.max(1, Math.ceil(remainingMs));
     return new Promise((resolve) => {
       const slot = { ip: '' };
       const capture = new OutputCapture();
@@ -160,7 +161,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       const timer = setTimeout(() => {
         finish(null, true); // first: abort() reports back synchronously through onResponseError
         controller?.abort(new Error('timeout'));
-      }, Math.max(1, remainingMs));
+      }, remaining);
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(c) {
           controller = c;
@@ -178,8 +179,8 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         onResponseData(c, chunk) {
           capture.push(chunk);
           if (location !== null && capture.total > MAX_REDIRECT_BODY) {
-            c.abort(new Error('redirect body too large'));
-            finish(null);
+            finish(null); // first, as abort() reports back synchronously as an error
+            c.abort(new Error('redirect body not read to the end'));
           }
         },
         onResponseEnd() {
@@ -191,7 +192,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       };
       try {
         const path = `${url.pathname}${url.search}`;
-        const slack = remainingMs + 1000; // our timer decides; undici's only bounds the socket
+        const slack = remaining + 1000; // our timer decides; undici's only bounds the socket
         agent.dispatch(
           { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers: spec.headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
           handler,

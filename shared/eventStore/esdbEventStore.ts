@@ -35,6 +35,7 @@ import {
   type CurrentRevision,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
+import { status as GrpcStatus } from '@grpc/grpc-js';
 import { AppError } from '../errors.ts';
 import {
   categoryOf,
@@ -71,11 +72,15 @@ function translate(error: unknown, stream?: string, expected?: ExpectedRevision)
       fromEsdbRevision(error.actualVersion),
     );
   }
+  // Some paths (the client's server-feature probe before an append) reject with the raw gRPC error.
+  const grpcCode = (error as { code?: unknown } | null)?.code;
   const transient =
     error instanceof UnavailableError ||
     error instanceof DeadlineExceededError ||
     error instanceof TimeoutError ||
-    error instanceof NotLeaderError;
+    error instanceof NotLeaderError ||
+    grpcCode === GrpcStatus.UNAVAILABLE ||
+    grpcCode === GrpcStatus.DEADLINE_EXCEEDED;
   const message = error instanceof Error ? error.message : String(error);
   return Object.assign(new AppError(transient ? 'RATE_LIMITED' : 'INTERNAL', `event store (esdb): ${message}`), {
     cause: error,

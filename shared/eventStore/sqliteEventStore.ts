@@ -266,6 +266,9 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
         if (rows.length < PAGE_SIZE) {
           markCaughtUp();
           await waitForAppends(version);
+        } else {
+          // Reads are synchronous: without a macrotask break a long catch-up would starve timers and I/O.
+          await new Promise((resolve) => setImmediate(resolve));
         }
       }
     })().catch((error) => {

@@ -3,7 +3,6 @@
  * EventStoreDB when ESDB_URL names a server. Adds what only the file adapter promises: several
  * store objects and several processes sharing one database file.
  */
-// @ts-ignore -- chai 6 ships no typings and @types/chai is not installed; `expect` is untyped here.
 import { expect } from 'chai';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

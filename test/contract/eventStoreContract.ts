@@ -3,7 +3,6 @@
  * (test/contract/eventStore.test.ts). Stream and category names are unique per test, so the suite
  * can share a database server with other runs: subscriptions to all streams ignore foreign events.
  */
-// @ts-ignore -- chai 6 ships no typings and @types/chai is not installed; `expect` is untyped here.
 import { expect } from 'chai';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {

@@ -38,7 +38,7 @@ describe('vertical slice: cron_add and cron_get through gateway -> gRPC -> jobs 
 
   it('keeps the job across a restart: the read model is rebuilt from the event store', async () => {
     const first = await startTestSystem();
-    const added = await ok(first.api.call('cron_add', { url: 'https://example.com/a', expression: '0 3 * * *' }));
+    const added: any = await ok(first.api.call('cron_add', { url: 'https://example.com/a', expression: '0 3 * * *' }));
     await first.stop();
     const second = await startTestSystem({ dataDir: first.dataDir });
     try {
@@ -76,7 +76,7 @@ describe('the start command (embedded mode as a real process)', function () {
     const token = /API token, shown only this once: ([A-Za-z0-9]{32})/.exec(first.output.join(''))?.[1];
     expect(token, first.output.join('')).to.be.a('string');
     const api = apiClient(`http://127.0.0.1:${first.port}`, token!);
-    const added = await ok(api.call('cron_add', { url: 'http://example.com/x', expression: '@hourly' }));
+    const added: any = await ok(api.call('cron_add', { url: 'http://example.com/x', expression: '@hourly' }));
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
 

@@ -1,3 +1,4 @@
+// chai 6 ships no type declarations and @types/chai is not installed (yet); expect is `any` until then.
 import { expect } from 'chai';
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
@@ -22,8 +23,12 @@ interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real server on 127.0.0.1:0 that records every request it receives. */
-async function startServer(handle: (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void, port = 0): Promise<TestServer> {
+/** A real server on 127.0.0.1:0 (by default) that records every request it receives. */
+async function startServer(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void,
+  port = 0,
+  host = '127.0.0.1',
+): Promise<TestServer> {
   const state: TestServer = { port: 0, base: '', seen: [], connections: 0, close: async () => undefined };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -35,9 +40,9 @@ async function startServer(handle: (req: http.IncomingMessage, res: http.ServerR
     });
   });
   server.on('connection', () => state.connections++);
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   state.port = (server.address() as AddressInfo).port;
-  state.base = `http://127.0.0.1:${state.port}`;
+  state.base = `http://${host}:${state.port}`;
   state.close = () =>
     new Promise<void>((resolve) => {
       server.closeAllConnections();
@@ -141,6 +146,18 @@ describe('httpCall against real local servers', () => {
     expect(second.ip).to.equal('127.0.0.1');
   });
 
+  it('attributes the right address to each of many concurrent calls', async () => {
+    const a = await serve(echo);
+    // A second loopback address, so a mix-up between concurrent calls would show.
+    const b = await startServer(echo, 0, '127.0.0.2');
+    cleanup.push(b.close);
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => caller.call(spec(i % 2 ? b.base : a.base))));
+    results.forEach((r, i) => {
+      expect(r.httpStatus).to.equal(200);
+      expect(r.ip).to.equal(i % 2 ? '127.0.0.2' : '127.0.0.1');
+    });
+  });
+
   it('reports a non-2xx status and its output, which judge fails', async () => {
     const s = await serve((_req, res) => {
       res.statusCode = 503;
@@ -230,6 +247,19 @@ describe('httpCall against real local servers', () => {
         expect(result.httpStatus).to.equal(0);
         expect(result.connectFailed).to.equal(false);
       }
+    });
+
+    it('follows a redirect without reading a large body to the end', async () => {
+      const s = await serve((req, res, seen) => {
+        if (req.url !== '/big') return echo(req, res, seen);
+        res.writeHead(302, { location: '/final' });
+        res.write(Buffer.alloc(256 * 1024, 'r'));
+        // never ended: only following early can finish in time
+      });
+      const result = await caller.call(spec(`${s.base}/big`));
+      expect(result.error).to.equal('');
+      expect(result.httpStatus).to.equal(200);
+      expect(s.seen.map((x) => x.url)).to.deep.equal(['/big', '/final']);
     });
 
     it('fails a redirect to an unusable location', async () => {

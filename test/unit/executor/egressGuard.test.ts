@@ -1,3 +1,4 @@
+// chai 6 ships no type declarations and @types/chai is not installed (yet); expect is `any` until then.
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { LookupAddress } from 'node:dns';
