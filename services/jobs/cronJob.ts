@@ -13,10 +13,10 @@ export type JobEvent =
   | { type: 'JobPaused'; data: { until: number | null; at: number } }
   | { type: 'JobDeleted'; data: { at: number } }
   | { type: 'RunRequested'; data: { runId: string; runAt: number; payload: string | null; at: number } }
-  | { type: 'FailureCounted'; data: { fail: number; at: number } }
-  | { type: 'FailuresReset'; data: { at: number } }
-  | { type: 'JobAutoDisabled'; data: { fail: number; reason: string; at: number } }
-  | { type: 'JobStopped'; data: { at: number } };
+  | { type: 'FailureCounted'; data: { fail: number; runId: string; at: number } }
+  | { type: 'FailuresReset'; data: { runId: string; at: number } }
+  | { type: 'JobAutoDisabled'; data: { fail: number; reason: string; runId: string; at: number } }
+  | { type: 'JobStopped'; data: { runId: string; at: number } };
 
 export type JobEventType = JobEvent['type'];
 
@@ -30,7 +30,12 @@ export interface CronJob {
   createdAt: number;
   updatedAt: number;
   deleted: boolean;
+  /** Runs whose outcome was already counted: a redelivered execution must not count twice. */
+  countedRuns: string[];
 }
+
+const COUNTED_RUNS_KEPT = 32;
+const counted = (job: CronJob, runId: string) => [...job.countedRuns.slice(-(COUNTED_RUNS_KEPT - 1)), runId];
 
 /** The state before the first event: `exists` is what decide checks. */
 export type JobState = CronJob | null;
@@ -41,7 +46,7 @@ export const initialJobState = (): JobState => null;
 export function evolveJob(state: JobState, event: JobEvent): JobState {
   if (event.type === 'JobCreated') {
     const { id, accountId, settings, at } = event.data;
-    return { id, accountId, settings, status: STATUS.ACTIVE, fail: 0, pausedUntil: null, createdAt: at, updatedAt: at, deleted: false };
+    return { id, accountId, settings, status: STATUS.ACTIVE, fail: 0, pausedUntil: null, createdAt: at, updatedAt: at, deleted: false, countedRuns: [] };
   }
   if (!state) return state;
   const at = event.data.at;
@@ -57,13 +62,13 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
     case 'JobDeleted':
       return { ...state, deleted: true, updatedAt: at };
     case 'FailureCounted':
-      return { ...state, fail: event.data.fail };
+      return { ...state, fail: event.data.fail, countedRuns: counted(state, event.data.runId) };
     case 'FailuresReset':
-      return { ...state, fail: 0 };
+      return { ...state, fail: 0, countedRuns: counted(state, event.data.runId) };
     case 'JobAutoDisabled':
-      return { ...state, status: STATUS.AUTO_DISABLED, fail: event.data.fail, updatedAt: at };
+      return { ...state, status: STATUS.AUTO_DISABLED, fail: event.data.fail, updatedAt: at, countedRuns: counted(state, event.data.runId) };
     case 'JobStopped':
-      return { ...state, status: STATUS.STOPPED, updatedAt: at };
+      return { ...state, status: STATUS.STOPPED, updatedAt: at, countedRuns: counted(state, event.data.runId) };
     default:
       return state;
   }

@@ -72,18 +72,22 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
 
 /** Failure counting (DECISIONS 6): consecutive failures, reset by a success, auto-disable at the threshold. */
 function decideExecution(command: Extract<JobCommand, { type: 'RecordExecution' }>, state: JobState, now: number): JobEvent[] {
-  if (!state || state.deleted) return [];
+  if (!state || state.deleted || state.countedRuns.includes(command.runId)) return [];
+  const { runId } = command;
   const events: JobEvent[] = [];
   if (command.succeeded) {
-    if (state.fail > 0) events.push({ type: 'FailuresReset', data: { at: now } });
+    if (state.fail > 0) events.push({ type: 'FailuresReset', data: { runId, at: now } });
   } else if (state.status !== STATUS.AUTO_DISABLED && state.status !== STATUS.DISABLED) {
     const fail = state.fail + 1;
     if (fail >= state.settings.failureThreshold) {
-      events.push({ type: 'JobAutoDisabled', data: { fail, reason: `${fail} consecutive failures reached the failure threshold of ${state.settings.failureThreshold}`, at: now } });
+      events.push({ type: 'JobAutoDisabled', data: { fail, reason: `${fail} consecutive failures reached the failure threshold of ${state.settings.failureThreshold}`, runId, at: now } });
     } else {
-      events.push({ type: 'FailureCounted', data: { fail, at: now } });
+      events.push({ type: 'FailureCounted', data: { fail, runId, at: now } });
     }
   }
-  if (command.oneTimeDone && state.status === STATUS.ACTIVE) events.push({ type: 'JobStopped', data: { at: now } });
+  // A one-time job is done after its run, whatever the outcome (DECISIONS 4: status 6).
+  if (command.oneTimeDone && state.status === STATUS.ACTIVE && !events.some((e) => e.type === 'JobAutoDisabled')) {
+    events.push({ type: 'JobStopped', data: { runId, at: now } });
+  }
   return events;
 }

@@ -10,7 +10,7 @@ import { decideJob, type JobCommand } from './decide.ts';
 import { groupDecider, type Group, type GroupCommand } from './group.ts';
 import { handleCommand, type Decider } from './handleCommand.ts';
 import { createIdAllocator } from './ids.ts';
-import type { SettingsInput } from './jobSettings.ts';
+import { compileSchedule, type JobSettings, type SettingsInput } from './jobSettings.ts';
 import type { JobEntry, JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
@@ -208,6 +208,16 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       }));
     },
 
+    /** An execution's outcome (from the bus): counts consecutive failures, auto-disables, stops a done one-time job. */
+    async recordExecution(jobId: number, runId: string, succeeded: boolean, manual: boolean): Promise<void> {
+      const entry = view.anyJob(jobId);
+      if (!entry || entry.job.deleted) return;
+      const kind = manual ? null : scheduleKind(entry.job.settings, jobId);
+      const oneTimeDone = kind === 'one-time' || kind === 'timestamp';
+      const result = await runJobCommand({ type: 'RecordExecution', id: jobId, runId, succeeded, oneTimeDone });
+      await view.waitFor(result.position);
+    },
+
     // Groups
     async addGroup(accountId: number, name: string, priority: number): Promise<Group> {
       account(accountId);
@@ -284,6 +294,14 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 }
 
 export type JobsService = ReturnType<typeof createJobsService>;
+
+function scheduleKind(settings: JobSettings, jobId: number) {
+  try {
+    return compileSchedule(settings, jobId).kind;
+  } catch {
+    return null;
+  }
+}
 
 function maskPassword(data: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(data));

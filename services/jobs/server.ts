@@ -1,21 +1,25 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../../shared/clock.ts';
+import type { Bus } from '../../shared/bus/bus.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { addService, startServer, stopServer } from '../../shared/grpc/bridge.ts';
 import type { Logger } from '../../shared/log.ts';
+import { consumeExecutions } from './executionConsumer.ts';
 import { jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
 import { JobsView } from './jobsView.ts';
 
 /** Builds the jobs view from the store, then serves JobsService over gRPC at `address` (port 0: any). */
-export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string }) {
+/** With a bus, it also consumes execution outcomes (failure counting). */
+export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus }) {
   const { store, clock, log } = options;
   const view = new JobsView();
   const started = Date.now();
   await view.start(store, (error) => log.error('jobs view subscription failed', { error }));
   log.info('jobs view rebuilt', { ms: Date.now() - started });
   const service = createJobsService(store, view, clock);
+  const consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.max_send_message_length': 64 * 1024 * 1024 });
   addService(server, JobsService, jobsGrpcImpl(service, clock), log);
   const port = await startServer(server, options.address);
@@ -26,6 +30,7 @@ export async function startJobsServer(options: { store: EventStore; clock: Clock
     service,
     view,
     async stop() {
+      await consumer?.stop();
       await stopServer(server);
       await view.stop();
     },

@@ -1,0 +1,80 @@
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { Bus, BusMessage, Consumer } from '../../shared/bus/bus.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { DueRunSchema, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import type { Leases } from '../../shared/leases/leases.ts';
+import type { Logger } from '../../shared/log.ts';
+import { CONSUMERS, executionSubject, type Outcome } from '../../shared/topology.ts';
+import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
+import type { HttpCaller } from './httpCall.ts';
+
+export interface ExecutorOptions {
+  bus: Bus;
+  leases: Leases;
+  caller: HttpCaller;
+  clock: Clock;
+  log: Logger;
+  serverName: string;
+  userAgent: string;
+}
+
+/**
+ * Consumes due runs (competing with every other replica), fires each at its instant, enforces
+ * `instances` through shared leases, publishes the execution event (message id = run id, so a
+ * redelivered run's event is stored once), and only then acks the due run.
+ */
+export async function startExecutor(options: ExecutorOptions): Promise<Consumer> {
+  const { bus, leases, caller, clock, log, serverName, userAgent } = options;
+  const heartbeatMs = CONSUMERS.executors.ackWaitMs / 3;
+
+  const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
+    const message = create(ExecutionSchema, execution);
+    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
+    await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: run.runId });
+  };
+
+  const handle = async (msg: BusMessage) => {
+    let run: DueRun;
+    try {
+      run = fromBinary(DueRunSchema, msg.data);
+      if (!run.target) throw new Error('due run without a target');
+    } catch (error) {
+      log.warn('undecodable due run dropped', { subject: msg.subject, error });
+      msg.term();
+      return;
+    }
+    // Keep the message ours while we wait for its instant and while the call runs.
+    const heartbeat = setInterval(() => msg.working(), heartbeatMs);
+    try {
+      const due = Number(run.scheduledAt);
+      if (due > clock.now()) await new Promise<void>((resolve) => clock.setTimer(due, resolve));
+      const limit = run.target.instances;
+      const leaseKey = `job-${run.target.jobId}`;
+      // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
+      if (limit > 0 && !(await leases.acquire(leaseKey, run.runId, limit, (run.target.timeout * 2 + 60) * 1000))) {
+        await publish(run, skippedExecution(run, serverName, clock.now()));
+        await msg.ack();
+        return;
+      }
+      try {
+        const result = await caller.call(requestFor(run, userAgent));
+        await publish(run, executionOf(run, result, serverName));
+      } finally {
+        if (limit > 0) await leases.release(leaseKey, run.runId).catch((error) => log.warn('lease release failed', { error }));
+      }
+      await msg.ack();
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  return bus.consume(CONSUMERS.executors, async (msg) => {
+    try {
+      await handle(msg);
+    } catch (error) {
+      // The bus or the lease store failed, not the target: let another attempt (or replica) take it.
+      log.error('run failed to complete; will be redelivered', { subject: msg.subject, error });
+      msg.nak(1000);
+    }
+  });
+}

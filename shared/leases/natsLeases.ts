@@ -1,0 +1,50 @@
+import { Kvm, type KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { takeSlot, type Holders, type Leases } from './leases.ts';
+
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+
+/**
+ * Leases in a NATS KV bucket: each key holds its holders as JSON, changed only with
+ * compare-and-set on the entry's revision, so replicas racing for the last slot cannot both win.
+ */
+export async function connectNatsLeases(url: string, bucket = 'tock_instances', now: () => number = Date.now): Promise<Leases> {
+  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases' });
+  const kv: KV = await new Kvm(nc).create(bucket, { history: 1 });
+
+  const change = async (key: string, fn: (holders: Holders) => Holders | null): Promise<boolean> => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const entry = await kv.get(key);
+      const exists = entry !== null && entry.operation === 'PUT';
+      const holders: Holders = exists && entry.value.length ? JSON.parse(decoder.decode(entry.value)) : {};
+      const next = fn(holders);
+      if (next === null) return false;
+      try {
+        if (exists) await kv.update(key, encoder.encode(JSON.stringify(next)), entry.revision);
+        else if (entry) await kv.update(key, encoder.encode(JSON.stringify(next)), entry.revision);
+        else await kv.create(key, encoder.encode(JSON.stringify(next)));
+        return true;
+      } catch (error) {
+        // Someone else changed the key since we read it: read again and retry.
+        if (!/wrong last sequence|key exists|revision/i.test(String((error as Error).message))) throw error;
+      }
+    }
+    throw new Error(`lease ${key}: too much contention`);
+  };
+
+  return {
+    acquire: (key, holder, max, ttlMs) => change(key, (holders) => takeSlot(holders, holder, max, ttlMs, now())),
+    async release(key, holder) {
+      await change(key, (holders) => {
+        const next = { ...holders };
+        delete next[holder];
+        return next;
+      });
+    },
+    async close() {
+      await nc.drain();
+    },
+  };
+}

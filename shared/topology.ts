@@ -1,0 +1,43 @@
+import type { Bus, ConsumerOptions, StreamConfig } from './bus/bus.ts';
+
+/**
+ * The bus topology, documented for third-party subscribers in the README:
+ * - RUNS (work queue): `tock.runs.due.<jobId>`, payload tock.v1.DueRun, message id = run id.
+ * - EXECUTIONS (kept 7 days): `tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>`,
+ *   payload tock.v1.Execution, message id = run id.
+ */
+export const MINUTE = 60_000;
+
+export const RUNS_STREAM: StreamConfig = {
+  name: 'RUNS',
+  subjects: ['tock.runs.due.>'],
+  retention: 'workqueue',
+  // Longer than any planner failover: a replayed or second planner's publish is dropped.
+  duplicateWindowMs: 15 * MINUTE,
+};
+
+export const EXECUTIONS_STREAM: StreamConfig = {
+  name: 'EXECUTIONS',
+  subjects: ['tock.executions.>'],
+  retention: 'limits',
+  duplicateWindowMs: 15 * MINUTE,
+  maxAgeMs: 7 * 24 * 60 * MINUTE,
+};
+
+export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
+
+export type Outcome = 'succeeded' | 'failed' | 'skipped';
+export const executionSubject = (accountId: number, jobId: number, outcome: Outcome) => `tock.executions.${accountId}.${jobId}.${outcome}`;
+
+/** Durable consumers. Replicas of a service share one durable and so split its messages. */
+export const CONSUMERS = {
+  executors: { stream: 'RUNS', durable: 'executors', ackWaitMs: 30_000, maxAckPending: 20_000 },
+  logs: { stream: 'EXECUTIONS', durable: 'logs', ackWaitMs: 30_000, maxAckPending: 10_000 },
+  jobsFailures: { stream: 'EXECUTIONS', durable: 'jobs-failures', ackWaitMs: 30_000, maxAckPending: 5_000 },
+  notifier: { stream: 'EXECUTIONS', durable: 'notifier', ackWaitMs: 30_000, maxAckPending: 1_000 },
+} satisfies Record<string, ConsumerOptions>;
+
+export async function ensureTopology(bus: Bus) {
+  await bus.ensureStream(RUNS_STREAM);
+  await bus.ensureStream(EXECUTIONS_STREAM);
+}

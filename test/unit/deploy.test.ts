@@ -1,0 +1,488 @@
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+// js-yaml 5 has named exports only (no default export).
+import { loadAll, YAML11_SCHEMA } from 'js-yaml';
+import { loadConfig } from '../../shared/config.ts';
+
+/**
+ * Consistency of the Kubernetes manifests in deploy/k8s, read as files (no cluster, no kustomize):
+ * kustomization references, service entry points, config keys against shared/config.ts, the
+ * addresses in tock-config against Services, ports and selectors, probes, resources and security.
+ */
+
+// Manifests are loose JSON-like trees; a narrow type per kind would add nothing here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const K8S = join(ROOT, 'deploy/k8s');
+const BASE = join(K8S, 'base');
+const OVERLAYS = join(K8S, 'overlays');
+const SERVICES = ['gateway', 'jobs', 'planner', 'logs', 'executor', 'notifier'] as const;
+const GRPC = [
+  { addr: 'JOBS_ADDR', portVar: 'JOBS_GRPC_PORT', service: 'jobs' },
+  { addr: 'PLANNER_ADDR', portVar: 'PLANNER_GRPC_PORT', service: 'planner' },
+  { addr: 'LOGS_ADDR', portVar: 'LOGS_GRPC_PORT', service: 'logs' },
+] as const;
+const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
+
+interface Doc {
+  file: string;
+  doc: Obj;
+}
+
+const rel = (file: string) => relative(ROOT, file);
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return /\.ya?ml$/.test(name) ? [path] : [];
+  });
+}
+
+/** Kubernetes reads manifests with YAML 1.1 rules (`on`, `yes` are booleans), so parse them the same way. */
+function parse(file: string): Obj[] {
+  return loadAll(readFileSync(file, 'utf8'), { schema: YAML11_SCHEMA, filename: file }).filter((d): d is Obj => d !== null && typeof d === 'object');
+}
+
+const kustomizationOf = (dir: string): Obj => parse(join(dir, 'kustomization.yaml'))[0]!;
+
+type PatchEntry = string | { path?: string; patch?: string };
+const patchEntries = (k: Obj): PatchEntry[] => [...(k.patches ?? []), ...(k.patchesStrategicMerge ?? [])];
+const patchPath = (p: PatchEntry) => (typeof p === 'string' ? p : p.path);
+
+/** The resources a kustomization directory emits before its own patches (recursively, bases included). */
+function resourcesOf(dir: string): Doc[] {
+  const k = kustomizationOf(dir);
+  return (k.resources ?? []).flatMap((entry: string) => {
+    const path = resolve(dir, entry);
+    if (!existsSync(path)) return [];
+    if (statSync(path).isDirectory()) return build(path);
+    return parse(path).map((doc) => ({ file: path, doc }));
+  });
+}
+
+/** resourcesOf plus the kustomization's strategic-merge patches (enough of kustomize for these checks). */
+function build(dir: string): Doc[] {
+  let docs = resourcesOf(dir);
+  const k = kustomizationOf(dir);
+  for (const entry of patchEntries(k)) {
+    const path = patchPath(entry);
+    const patches = path ? parse(resolve(dir, path)) : parse2((entry as { patch: string }).patch);
+    for (const patch of patches) {
+      const matches = (d: Doc) => d.doc.kind === patch.kind && d.doc.metadata?.name === patch.metadata?.name;
+      if (patch.$patch === 'delete') docs = docs.filter((d) => !matches(d));
+      else docs = docs.map((d) => (matches(d) ? { ...d, doc: merge(d.doc, patch) } : d));
+    }
+  }
+  for (const { name, count } of k.replicas ?? []) {
+    docs = docs.map((d) => (d.doc.metadata?.name === name && ['Deployment', 'StatefulSet'].includes(d.doc.kind) ? { ...d, doc: merge(d.doc, { spec: { replicas: count } }) } : d));
+  }
+  return docs;
+}
+
+function parse2(text: string): Obj[] {
+  return loadAll(text, { schema: YAML11_SCHEMA }).filter((d): d is Obj => d !== null && typeof d === 'object');
+}
+
+/** Map merge only (what the ConfigMap and replica patches need); lists are replaced. */
+function merge(target: Obj, patch: Obj): Obj {
+  const out: Obj = { ...target };
+  for (const [key, value] of Object.entries(patch)) {
+    out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+  }
+  return out;
+}
+
+const ofKind = (docs: Doc[], kind: string) => docs.filter((d) => d.doc.kind === kind).map((d) => d.doc);
+const named = (docs: Doc[], kind: string, name: string) => ofKind(docs, kind).find((d) => d.metadata?.name === name);
+const workloads = (docs: Doc[]) => docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.doc.kind)).map((d) => d.doc);
+const podSpec = (w: Obj): Obj => w.spec.template.spec;
+const containersOf = (w: Obj): Obj[] => podSpec(w).containers ?? [];
+const isTock = (c: Obj) => c.image === 'tock';
+const selects = (selector: Obj | undefined, labels: Obj | undefined) =>
+  !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+const selectedBy = (docs: Doc[], selector: Obj | undefined) => workloads(docs).filter((w) => selects(selector, w.spec.template.metadata?.labels));
+
+/** A Service or probe port (number or container port name) as a container port number. */
+function containerPort(container: Obj, port: number | string): number | undefined {
+  const ports: Obj[] = container.ports ?? [];
+  return (typeof port === 'number' ? ports.find((p) => p.containerPort === port) : ports.find((p) => p.name === port))?.containerPort;
+}
+
+function hostPort(address: string): { host: string; port: number } {
+  const m = /^([a-z0-9.-]+):(\d+)$/.exec(address);
+  expect(m, `"${address}" is host:port`).to.not.equal(null);
+  return { host: m![1]!, port: Number(m![2]) };
+}
+
+/** The Service `host` exposes `port`, selects exactly one workload, and forwards to a port that container listens on. */
+function expectRoute(docs: Doc[], what: string, host: string, port: number) {
+  const service = named(docs, 'Service', host);
+  expect(service, `${what}: a Service named "${host}"`).to.be.an('object');
+  const servicePort = (service!.spec.ports as Obj[]).find((p) => p.port === port);
+  expect(servicePort, `${what}: Service ${host} exposes port ${port}`).to.be.an('object');
+  const targets = selectedBy(docs, service!.spec.selector);
+  expect(targets.map((w) => w.metadata.name), `${what}: Service ${host} selects exactly one workload`).to.have.length(1);
+  const target = targets[0]!;
+  const resolved = containersOf(target)
+    .map((c) => containerPort(c, servicePort!.targetPort ?? servicePort!.port))
+    .find((p) => p !== undefined);
+  expect(resolved, `${what}: targetPort ${servicePort!.targetPort} of Service ${host} is a container port of ${target.metadata.name}`).to.be.a('number');
+  return { service: service!, target, containerPort: resolved! };
+}
+
+describe('deploy manifests (deploy/k8s)', () => {
+  const files = yamlFiles(K8S);
+  const kustomizationDirs = files.filter((f) => /[/\\]kustomization\.ya?ml$/.test(f)).map(dirname);
+  const base = resourcesOf(BASE);
+  const baseConfig = named(base, 'ConfigMap', 'tock-config')?.data as Record<string, unknown> | undefined;
+  const overlayDirs = existsSync(OVERLAYS) ? readdirSync(OVERLAYS).map((n) => join(OVERLAYS, n)).filter((p) => statSync(p).isDirectory()) : [];
+
+  describe('files and kustomizations', () => {
+    it('every YAML document parses and names its kind', () => {
+      expect(files.length).to.be.greaterThan(0);
+      for (const file of files) {
+        const docs = parse(file);
+        expect(docs, `${rel(file)} has documents`).to.not.be.empty;
+        for (const doc of docs) expect(doc.kind, `${rel(file)}: every document has a kind`).to.be.a('string');
+      }
+    });
+
+    it('has a base and the dev and production overlays', () => {
+      for (const dir of [BASE, join(OVERLAYS, 'dev'), join(OVERLAYS, 'production')]) expect(kustomizationDirs, rel(dir)).to.include(dir);
+    });
+
+    it('every resources and patches entry exists (directories hold a kustomization)', () => {
+      for (const dir of kustomizationDirs) {
+        const k = kustomizationOf(dir);
+        for (const entry of k.resources ?? []) {
+          const path = resolve(dir, entry);
+          expect(existsSync(path), `${rel(dir)}/kustomization.yaml resources: ${entry} exists`).to.equal(true);
+          if (statSync(path).isDirectory()) expect(existsSync(join(path, 'kustomization.yaml')), `${rel(path)} has a kustomization.yaml`).to.equal(true);
+        }
+        for (const entry of patchEntries(k)) {
+          const path = patchPath(entry);
+          if (path) expect(existsSync(resolve(dir, path)), `${rel(dir)}/kustomization.yaml patches: ${path} exists`).to.equal(true);
+          else expect((entry as Obj).patch, `${rel(dir)}: a patches entry has a path or an inline patch`).to.be.a('string');
+        }
+      }
+    });
+
+    it('every YAML file in a kustomization directory is used by it (no manifest silently left out)', () => {
+      for (const dir of kustomizationDirs) {
+        const k = kustomizationOf(dir);
+        const used = new Set<string>([join(dir, 'kustomization.yaml'), ...(k.resources ?? []).map((e: string) => resolve(dir, e)), ...patchEntries(k).flatMap((e) => (patchPath(e) ? [resolve(dir, patchPath(e)!)] : []))]);
+        for (const file of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).map((n) => join(dir, n))) expect(used.has(file), `${rel(file)} is listed in ${rel(dir)}/kustomization.yaml`).to.equal(true);
+      }
+    });
+
+    it('every patch, replicas entry and images entry targets something the kustomization builds', () => {
+      for (const dir of kustomizationDirs) {
+        const k = kustomizationOf(dir);
+        const docs = resourcesOf(dir);
+        for (const entry of patchEntries(k)) {
+          const patches = patchPath(entry) ? parse(resolve(dir, patchPath(entry)!)) : parse2((entry as Obj).patch);
+          for (const p of patches) expect(named(docs, p.kind, p.metadata?.name), `${rel(dir)}: patch target ${p.kind}/${p.metadata?.name} exists`).to.be.an('object');
+        }
+        for (const { name } of k.replicas ?? []) expect(workloads(docs).map((w) => w.metadata.name), `${rel(dir)}: replicas target ${name}`).to.include(name);
+        const images = workloads(docs).flatMap((w) => containersOf(w).map((c) => String(c.image).split(':')[0]));
+        for (const { name } of k.images ?? []) expect(images, `${rel(dir)}: images entry ${name} is used by a container`).to.include(name);
+      }
+    });
+
+    it('kubectl kustomize builds every kustomization (skipped without kubectl)', function () {
+      this.timeout(60_000);
+      for (const dir of kustomizationDirs) {
+        const run = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8' });
+        if (run.error && (run.error as NodeJS.ErrnoException).code === 'ENOENT') this.skip();
+        expect(run.status, `kubectl kustomize ${rel(dir)}: ${run.stderr}`).to.equal(0);
+        expect(parse2(run.stdout), rel(dir)).to.not.be.empty;
+      }
+    });
+
+    it('the base is namespace-agnostic, labels everything part-of tock, and sets the tock image', () => {
+      const k = kustomizationOf(BASE);
+      expect(k.namespace, 'no namespace in the base kustomization').to.equal(undefined);
+      for (const { file, doc } of base) expect(doc.metadata?.namespace, `${rel(file)} ${doc.kind}/${doc.metadata?.name} has no namespace`).to.equal(undefined);
+      expect(k.commonLabels).to.deep.equal({ 'app.kubernetes.io/part-of': 'tock' });
+      expect(k.images).to.deep.include({ name: 'tock', newName: 'tock', newTag: 'latest' });
+    });
+  });
+
+  describe('services', () => {
+    for (const name of SERVICES) {
+      it(`${name}: a Deployment runs services/${name}/main.ts with tock-config`, () => {
+        const deployment = named(base, 'Deployment', name);
+        expect(deployment, `Deployment ${name}`).to.be.an('object');
+        const containers = containersOf(deployment!);
+        expect(containers).to.have.length(1);
+        const command: string[] = [...(containers[0]!.command ?? []), ...(containers[0]!.args ?? [])];
+        expect(command.slice(0, 3), `${name} runs node --import tsx`).to.deep.equal(['node', '--import', 'tsx']);
+        expect(command, `${name} command`).to.include(`services/${name}/main.ts`);
+        expect(containers[0]!.workingDir, `${name} workingDir`).to.equal('/app');
+        expect(deployment!.spec.selector?.matchLabels, `${name} has a selector`).to.be.an('object');
+        expect(selects(deployment!.spec.selector.matchLabels, deployment!.spec.template.metadata?.labels), `${name}: selector matches its pod labels`).to.equal(true);
+      });
+
+      it(`services/${name}/main.ts exists (skipped while the service is not written yet)`, function () {
+        if (!existsSync(join(ROOT, 'services', name, 'main.ts'))) this.skip();
+      });
+    }
+
+    it('every Deployment reads tock-config through envFrom', () => {
+      for (const deployment of ofKind(base, 'Deployment')) {
+        const refs = containersOf(deployment).flatMap((c) => (c.envFrom ?? []).map((e: Obj) => e.configMapRef?.name));
+        expect(refs, `Deployment ${deployment.metadata.name}`).to.include('tock-config');
+      }
+    });
+
+    it('every ConfigMap and Secret a pod refers to is in the base, unless marked optional', () => {
+      for (const w of workloads(base)) {
+        for (const c of containersOf(w)) {
+          const refs: Obj[] = [
+            ...(c.envFrom ?? []).flatMap((e: Obj) => [e.configMapRef && { kind: 'ConfigMap', ...e.configMapRef }, e.secretRef && { kind: 'Secret', ...e.secretRef }].filter(Boolean)),
+            ...(c.env ?? []).flatMap((e: Obj) => [e.valueFrom?.configMapKeyRef && { kind: 'ConfigMap', ...e.valueFrom.configMapKeyRef }, e.valueFrom?.secretKeyRef && { kind: 'Secret', ...e.valueFrom.secretKeyRef }].filter(Boolean)),
+          ];
+          for (const ref of refs) if (!ref.optional) expect(named(base, ref.kind, ref.name), `${w.metadata.name}: ${ref.kind} ${ref.name}`).to.be.an('object');
+        }
+      }
+    });
+
+    it('only the notifier gets tock-secrets, and never the executor', () => {
+      const secretUsers = (w: Obj) => containersOf(w).some((c) => (c.envFrom ?? []).some((e: Obj) => e.secretRef?.name === 'tock-secrets') || (c.env ?? []).some((e: Obj) => e.valueFrom?.secretKeyRef));
+      expect(secretUsers(named(base, 'Deployment', 'notifier')!)).to.equal(true);
+      expect(secretUsers(named(base, 'Deployment', 'executor')!)).to.equal(false);
+    });
+  });
+
+  describe('configuration', () => {
+    it('tock-config is a ConfigMap of strings (YAML 1.1: quote numbers and booleans)', () => {
+      expect(baseConfig, 'ConfigMap tock-config in the base').to.be.an('object');
+      for (const [key, value] of Object.entries(baseConfig!)) expect(value, `tock-config ${key}`).to.be.a('string');
+    });
+
+    it('tock-config passes shared/config.ts validation, and every key is one it knows', () => {
+      const config = loadConfig(baseConfig as Record<string, string>);
+      // Unknown keys are stripped by the schema, so a misspelt key is missing from the result.
+      for (const key of Object.keys(baseConfig!)) expect(Object.keys(config), `tock-config key ${key} is a configuration variable`).to.include(key);
+      expect(config.GRPC_HOST).to.equal('0.0.0.0');
+    });
+
+    it('with the secret template and each overlay applied, the configuration still validates', () => {
+      const secret = named(base, 'Secret', 'tock-secrets');
+      expect(secret, 'Secret tock-secrets template in the base').to.be.an('object');
+      const secretData: Record<string, string> = { ...secret!.stringData };
+      for (const [k, v] of Object.entries(secret!.data ?? {})) secretData[k] = Buffer.from(String(v), 'base64').toString('utf8');
+      expect(secretData).to.have.property('SMTP_URL');
+      expect(() => loadConfig({ ...(baseConfig as Record<string, string>), ...secretData })).to.not.throw();
+      for (const dir of overlayDirs) {
+        const data = named(build(dir), 'ConfigMap', 'tock-config')?.data as Record<string, string>;
+        expect(data, `${rel(dir)} builds tock-config`).to.be.an('object');
+        for (const [key, value] of Object.entries(data)) expect(value, `${rel(dir)} tock-config ${key}`).to.be.a('string');
+        expect(() => loadConfig({ ...data, ...secretData }), rel(dir)).to.not.throw();
+      }
+    });
+
+    it('every container env value is a string', () => {
+      for (const w of workloads(base)) for (const c of containersOf(w)) for (const e of c.env ?? []) if (!e.valueFrom) expect(e.value, `${w.metadata.name} env ${e.name}`).to.be.a('string');
+    });
+  });
+
+  describe('addresses, Services and ports', () => {
+    for (const { addr, portVar, service } of GRPC) {
+      it(`${addr} reaches the ${service} Deployment on ${portVar}`, () => {
+        const config = loadConfig(baseConfig as Record<string, string>);
+        const address = baseConfig?.[addr];
+        expect(address, `${addr} in tock-config`).to.be.a('string');
+        const { host, port } = hostPort(address as string);
+        const { target, containerPort } = expectRoute(base, addr, host, port);
+        expect(target.kind).to.equal('Deployment');
+        expect(target.metadata.name, `${addr} leads to the ${service} Deployment`).to.equal(service);
+        expect(containerPort, `${service} listens on ${portVar}`).to.equal(config[portVar]);
+      });
+    }
+
+    it('NATS_URL reaches the NATS StatefulSet, ESDB_URL the EventStoreDB one', () => {
+      for (const [key, expected] of [['NATS_URL', 'nats'], ['ESDB_URL', 'eventstore']] as const) {
+        const url = new URL(String(baseConfig?.[key]));
+        const { target } = expectRoute(base, key, url.hostname, Number(url.port));
+        expect(target.kind, key).to.equal('StatefulSet');
+        expect(target.metadata.name, key).to.equal(expected);
+      }
+    });
+
+    it('the gateway Service maps port 80 to the gateway PORT', () => {
+      const { target, containerPort } = expectRoute(base, 'gateway', 'gateway', 80);
+      expect(target.metadata.name).to.equal('gateway');
+      expect(containerPort).to.equal(loadConfig(baseConfig as Record<string, string>).PORT);
+    });
+
+    it('the NATS Service is headless and each StatefulSet names an existing Service', () => {
+      expect(named(base, 'Service', 'nats')?.spec.clusterIP).to.equal('None');
+      for (const s of ofKind(base, 'StatefulSet')) expect(named(base, 'Service', s.spec.serviceName), `StatefulSet ${s.metadata.name} serviceName`).to.be.an('object');
+    });
+
+    it('every Service selects a workload', () => {
+      for (const s of ofKind(base, 'Service')) expect(selectedBy(base, s.spec.selector), `Service ${s.metadata.name}`).to.not.be.empty;
+    });
+  });
+
+  describe('pods', () => {
+    it('every workload selector matches its own pod labels', () => {
+      for (const w of workloads(base)) expect(selects(w.spec.selector?.matchLabels, w.spec.template.metadata?.labels), `${w.kind} ${w.metadata.name}`).to.equal(true);
+    });
+
+    it('every container with a port has readiness and liveness probes on one of its ports', () => {
+      for (const w of workloads(base)) {
+        for (const c of containersOf(w)) {
+          if (!(c.ports ?? []).length) continue;
+          for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
+            const p = c[probe];
+            if (!p && probe === 'startupProbe') continue;
+            expect(p, `${w.metadata.name}/${c.name} ${probe}`).to.be.an('object');
+            const port = p.httpGet?.port ?? p.tcpSocket?.port ?? p.grpc?.port;
+            expect(containerPort(c, port), `${w.metadata.name}/${c.name} ${probe} port ${port}`).to.be.a('number');
+          }
+        }
+      }
+    });
+
+    it('the gateway probes /readyz for readiness and /healthz for liveness; gRPC services use TCP', () => {
+      const gateway = containersOf(named(base, 'Deployment', 'gateway')!)[0]!;
+      expect(gateway.readinessProbe.httpGet.path).to.equal('/readyz');
+      expect(gateway.livenessProbe.httpGet.path).to.equal('/healthz');
+      for (const { service } of GRPC) {
+        const c = containersOf(named(base, 'Deployment', service)!)[0]!;
+        expect(c.readinessProbe.tcpSocket, `${service} readiness`).to.be.an('object');
+        expect(c.livenessProbe.tcpSocket, `${service} liveness`).to.be.an('object');
+      }
+    });
+
+    it('every container has CPU and memory requests and limits', () => {
+      for (const w of workloads(base)) {
+        for (const c of containersOf(w)) {
+          for (const kind of ['requests', 'limits']) for (const r of ['cpu', 'memory']) expect(c.resources?.[kind]?.[r], `${w.metadata.name}/${c.name} resources.${kind}.${r}`).to.not.equal(undefined);
+        }
+      }
+    });
+
+    it('every container runs as a numeric non-root user (runAsNonRoot needs a number to verify)', () => {
+      for (const w of workloads(base)) {
+        const pod = podSpec(w).securityContext ?? {};
+        for (const c of containersOf(w)) {
+          const sc = { ...pod, ...c.securityContext };
+          expect(sc.runAsNonRoot, `${w.metadata.name}/${c.name} runAsNonRoot`).to.equal(true);
+          expect(sc.runAsUser, `${w.metadata.name}/${c.name} runAsUser`).to.be.a('number').and.greaterThan(0);
+          expect(sc.allowPrivilegeEscalation, `${w.metadata.name}/${c.name} allowPrivilegeEscalation`).to.equal(false);
+          expect(sc.capabilities?.drop, `${w.metadata.name}/${c.name} drops all capabilities`).to.include('ALL');
+        }
+      }
+    });
+
+    it('Tock containers: read-only root filesystem with an emptyDir on /tmp, 30 s to shut down', () => {
+      const tock = ofKind(base, 'Deployment').filter((d) => containersOf(d).some(isTock));
+      expect(tock.map((d) => d.metadata.name)).to.have.members([...SERVICES]);
+      for (const d of tock) {
+        expect(podSpec(d).terminationGracePeriodSeconds, `${d.metadata.name} terminationGracePeriodSeconds`).to.equal(30);
+        for (const c of containersOf(d)) {
+          expect(c.securityContext?.readOnlyRootFilesystem, `${d.metadata.name} readOnlyRootFilesystem`).to.equal(true);
+          const tmp = (c.volumeMounts ?? []).find((m: Obj) => m.mountPath === '/tmp');
+          expect(tmp, `${d.metadata.name} mounts /tmp`).to.be.an('object');
+          const volume = (podSpec(d).volumes ?? []).find((v: Obj) => v.name === tmp.name);
+          expect(volume?.emptyDir, `${d.metadata.name} /tmp is an emptyDir`).to.be.an('object');
+        }
+      }
+    });
+
+    it('every volume mount names a pod volume or a volume claim template', () => {
+      for (const w of workloads(base)) {
+        const names = [...(podSpec(w).volumes ?? []).map((v: Obj) => v.name), ...(w.spec.volumeClaimTemplates ?? []).map((v: Obj) => v.metadata.name)];
+        for (const c of containersOf(w)) for (const m of c.volumeMounts ?? []) expect(names, `${w.metadata.name}/${c.name} mount ${m.mountPath}`).to.include(m.name);
+      }
+    });
+
+    it('no pod gets service-link variables (EventStoreDB refuses to start on an unknown EVENTSTORE_* one)', () => {
+      for (const w of workloads(base)) expect(podSpec(w).enableServiceLinks, `${w.kind} ${w.metadata.name} enableServiceLinks`).to.equal(false);
+    });
+
+    it('NATS and EventStoreDB keep their data on PersistentVolumeClaims', () => {
+      const nats = named(base, 'StatefulSet', 'nats')!;
+      const natsArgs: string[] = containersOf(nats)[0]!.args;
+      expect(natsArgs).to.include('-js');
+      expect(natsArgs[natsArgs.indexOf('-sd') + 1]).to.equal('/data');
+      expect(containersOf(nats)[0]!.volumeMounts.map((m: Obj) => m.mountPath)).to.include('/data');
+      for (const s of [nats, named(base, 'StatefulSet', 'eventstore')!]) expect(s.spec.volumeClaimTemplates, s.metadata.name).to.have.length.greaterThan(0);
+      const env = Object.fromEntries(containersOf(named(base, 'StatefulSet', 'eventstore')!)[0]!.env.map((e: Obj) => [e.name, e.value]));
+      expect(env).to.include({ EVENTSTORE_INSECURE: 'true', EVENTSTORE_RUN_PROJECTIONS: 'None', EVENTSTORE_CLUSTER_SIZE: '1' });
+    });
+  });
+
+  describe('availability and network policy', () => {
+    it('the gateway and the executor have a PodDisruptionBudget selecting their pods', () => {
+      for (const name of ['gateway', 'executor']) {
+        const pdb = ofKind(base, 'PodDisruptionBudget').find((p) => selectedBy(base, p.spec.selector?.matchLabels).some((w) => w.metadata.name === name));
+        expect(pdb, `PodDisruptionBudget for ${name}`).to.be.an('object');
+        expect(selectedBy(base, pdb!.spec.selector.matchLabels)).to.have.length(1);
+      }
+    });
+
+    it('the executor may reach the internet minus private ranges, NATS and DNS', () => {
+      const policies = ofKind(base, 'NetworkPolicy').filter((p) => selectedBy(base, p.spec.podSelector?.matchLabels).some((w) => w.metadata.name === 'executor'));
+      expect(policies, 'a NetworkPolicy selects the executor').to.have.length(1);
+      const policy = policies[0]!;
+      expect(policy.spec.policyTypes).to.include('Egress');
+      const rules: Obj[] = policy.spec.egress;
+      const internet = rules.flatMap((r) => r.to ?? []).find((peer: Obj) => peer.ipBlock?.cidr === '0.0.0.0/0');
+      expect(internet, 'an ipBlock 0.0.0.0/0').to.be.an('object');
+      expect(internet.ipBlock.except).to.include.members(PRIVATE_RANGES);
+      const nats = rules.find((r) => (r.to ?? []).some((peer: Obj) => selectedBy(base, peer.podSelector?.matchLabels).some((w) => w.metadata.name === 'nats')));
+      expect(nats, 'a rule to the NATS pods').to.be.an('object');
+      expect(nats!.ports.map((p: Obj) => p.port)).to.include(4222);
+      const dns = rules.find((r) => (r.ports ?? []).some((p: Obj) => p.port === 53 && p.protocol === 'UDP'));
+      expect(dns, 'a DNS rule (UDP 53)').to.be.an('object');
+    });
+
+    it('no NetworkPolicy peer pairs a pod selector with a namespace selector (commonLabels would add part-of=tock to it)', () => {
+      for (const p of ofKind(base, 'NetworkPolicy')) {
+        const peers: Obj[] = [...(p.spec.egress ?? []).flatMap((r: Obj) => r.to ?? []), ...(p.spec.ingress ?? []).flatMap((r: Obj) => r.from ?? [])];
+        for (const peer of peers) expect(!!(peer.podSelector && peer.namespaceSelector), `NetworkPolicy ${p.metadata.name}`).to.equal(false);
+      }
+    });
+  });
+
+  describe('overlays', () => {
+    const replicas = (docs: Doc[], name: string) => named(docs, 'Deployment', name)?.spec.replicas;
+
+    it('dev: one replica of each service and debug logs', () => {
+      const dev = build(join(OVERLAYS, 'dev'));
+      for (const name of SERVICES) expect(replicas(dev, name), `dev ${name}`).to.equal(1);
+      expect(named(dev, 'ConfigMap', 'tock-config')?.data.LOG_LEVEL).to.equal('debug');
+    });
+
+    it('production: replicated services, an executor autoscaler and an Ingress to the gateway', () => {
+      const prod = build(join(OVERLAYS, 'production'));
+      expect({ gateway: replicas(prod, 'gateway'), jobs: replicas(prod, 'jobs'), planner: replicas(prod, 'planner'), executor: replicas(prod, 'executor') }).to.deep.equal({ gateway: 2, jobs: 2, planner: 2, executor: 3 });
+      const hpa = ofKind(prod, 'HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef?.name === 'executor');
+      expect(hpa, 'HorizontalPodAutoscaler for the executor').to.be.an('object');
+      expect(hpa!.spec.scaleTargetRef.kind).to.equal('Deployment');
+      expect(hpa!.spec.metrics.map((m: Obj) => m.resource?.name)).to.include('cpu');
+      expect(hpa!.spec.minReplicas).to.be.at.most(replicas(prod, 'executor'));
+      const ingresses = ofKind(prod, 'Ingress');
+      expect(ingresses).to.have.length.greaterThan(0);
+      for (const ingress of ingresses) {
+        for (const path of ingress.spec.rules.flatMap((r: Obj) => r.http.paths)) {
+          const { name, port } = path.backend.service;
+          const service = named(prod, 'Service', name);
+          expect(service, `Ingress backend ${name}`).to.be.an('object');
+          expect((service!.spec.ports as Obj[]).some((p) => p.name === port.name || p.port === port.number), `Ingress backend ${name} port`).to.equal(true);
+          expect(name).to.equal('gateway');
+        }
+      }
+    });
+  });
+});
