@@ -7,13 +7,13 @@ const DEFAULT_MAX_ACK_PENDING = 1000;
 const BURST = 2000;
 
 type Tokens = string[];
+type Headers = Record<string, string>;
 const tokens = (subject: string): Tokens => subject.split('.');
 
 function matches(pattern: Tokens, subject: Tokens): boolean {
   for (let i = 0; i < pattern.length; i++) {
-    const p = pattern[i];
-    if (p === '>') return subject.length > i;
-    if (i >= subject.length || (p !== '*' && p !== subject[i])) return false;
+    if (pattern[i] === '>') return subject.length > i;
+    if (i >= subject.length || (pattern[i] !== '*' && pattern[i] !== subject[i])) return false;
   }
   return pattern.length === subject.length;
 }
@@ -27,14 +27,7 @@ function overlaps(a: Tokens, b: Tokens): boolean {
   return a.length === b.length;
 }
 
-interface Stored {
-  seq: number;
-  subject: string;
-  tokens: Tokens;
-  data: Uint8Array;
-  headers: Record<string, string>;
-  time: number;
-}
+type Stored = { seq: number; subject: string; tokens: Tokens; data: Uint8Array; headers: Headers; time: number };
 
 interface StreamState {
   config: StreamConfig;
@@ -45,78 +38,65 @@ interface StreamState {
   durables: Map<string, Durable>;
 }
 
+/** A delivered, not yet acked message of one durable. */
 interface Pending {
   seq: number;
   count: number;
-  /** When it becomes due for redelivery (ack wait or nak delay); Infinity while queued for it. */
+  /** Due for redelivery then (ack wait or nak delay); Infinity once queued for redelivery. */
   deadline: number;
-  ready: boolean;
   /** Bumped per delivery: nak/working from an earlier delivery must not touch the current one. */
   gen: number;
 }
 
-interface Replica {
-  handler: MessageHandler;
-  inFlight: Set<Promise<void>>;
-}
+type Deadline = { at: number; p: Pending };
+type Replica = { handler: MessageHandler; inFlight: Set<Promise<void>> };
 
-/** Min-heap of redelivery deadlines; entries go stale rather than being removed. */
+/** Min-heap of redelivery deadlines. Entries are not removed early: they go stale (see `valid`). */
 class DeadlineHeap {
-  items: { at: number; p: Pending }[] = [];
-  push(item: { at: number; p: Pending }) {
+  items: Deadline[] = [];
+  push(item: Deadline) {
     const a = this.items;
-    let i = a.push(item) - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (a[parent].at <= a[i].at) break;
-      [a[parent], a[i]] = [a[i], a[parent]];
-      i = parent;
+    for (let i = a.push(item) - 1, up = (i - 1) >> 1; i > 0 && a[up].at > a[i].at; i = up, up = (i - 1) >> 1) {
+      [a[up], a[i]] = [a[i], a[up]];
     }
   }
-  pop() {
+  pop(): Deadline {
     const a = this.items;
     const top = a[0];
     const last = a.pop()!;
-    if (a.length > 0) {
-      a[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < a.length && a[l].at < a[m].at) m = l;
-        if (r < a.length && a[r].at < a[m].at) m = r;
-        if (m === i) break;
-        [a[m], a[i]] = [a[i], a[m]];
-        i = m;
-      }
+    if (a.length === 0) return top;
+    a[0] = last;
+    for (let i = 0, m = 0; ; i = m) {
+      for (const c of [2 * i + 1, 2 * i + 2]) if (c < a.length && a[c].at < a[m].at) m = c;
+      if (m === i) return top;
+      [a[m], a[i]] = [a[i], a[m]];
     }
-    return top;
   }
-  rebuild(keep: (item: { at: number; p: Pending }) => boolean) {
-    const old = this.items.filter(keep);
+  retain(keep: (item: Deadline) => boolean) {
+    const kept = this.items.filter(keep);
     this.items = [];
-    for (const item of old) this.push(item);
+    for (const item of kept) this.push(item);
   }
 }
 
-/** One durable consumer's state; it outlives its replicas so a restarted durable resumes. */
+/** One durable consumer's state. It outlives its replicas, so a restarted durable resumes. */
 class Durable {
-  cursor: number;
-  pending = new Map<number, Pending>();
-  rdq: number[] = [];
-  rdqHead = 0;
-  heap = new DeadlineHeap();
-  replicas: Replica[] = [];
-  rr = 0;
   filter: Tokens | null = null;
-  cancelTimer?: () => void;
-  armedAt = Infinity;
-  scheduled = false;
-  burst = 0;
-  closed = false;
+  replicas: Replica[] = [];
+  private cursor: number; // next stream sequence never delivered
+  private pending = new Map<number, Pending>();
+  private rdq: number[] = []; // due for redelivery, read from rdqHead
+  private rdqHead = 0;
+  private heap = new DeadlineHeap();
+  private timer?: { at: number; cancel: () => void };
+  private rr = 0;
+  private scheduled = false;
+  private burst = 0;
+  private closed = false;
 
   constructor(
-    readonly stream: StreamState,
-    public options: ConsumerOptions,
+    private readonly stream: StreamState,
+    private options: ConsumerOptions,
     private readonly clock: Clock,
     private readonly prune: (s: StreamState) => void,
   ) {
@@ -132,58 +112,46 @@ class Durable {
   schedule() {
     if (this.scheduled || this.replicas.length === 0) return;
     this.scheduled = true;
-    if (this.burst < BURST) queueMicrotask(() => this.dispatch());
-    else
-      setImmediate(() => {
-        this.burst = 0;
-        this.dispatch();
-      });
+    if (this.burst < BURST) return queueMicrotask(() => this.dispatch());
+    setImmediate(() => {
+      this.burst = 0;
+      this.dispatch();
+    });
   }
 
   private dispatch() {
     this.scheduled = false;
-    const max = this.options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
     this.prune(this.stream);
     while (this.replicas.length > 0) {
       if (this.burst++ >= BURST) return this.schedule();
       let p = this.nextRedelivery();
-      let stored = p && this.stream.msgs.get(p.seq);
       if (!p) {
-        if (this.pending.size >= max) return;
-        stored = this.nextNew();
-        if (!stored) return;
-        p = { seq: stored.seq, count: 0, deadline: 0, ready: false, gen: 0 };
-        this.pending.set(p.seq, p);
+        if (this.pending.size >= (this.options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING)) return;
+        const seq = this.nextNew();
+        if (seq === undefined) return;
+        this.pending.set(seq, (p = { seq, count: 0, deadline: 0, gen: 0 }));
       }
-      this.deliver(stored!, p);
+      this.deliver(this.stream.msgs.get(p.seq)!, p);
     }
   }
 
   private nextRedelivery(): Pending | undefined {
     while (this.rdqHead < this.rdq.length) {
       const p = this.pending.get(this.rdq[this.rdqHead++]);
-      if (!p?.ready) continue;
-      // Trimmed by maxAge/maxMessages meanwhile: nothing left to redeliver.
-      if (!this.stream.msgs.has(p.seq)) {
-        this.pending.delete(p.seq);
-        continue;
-      }
-      return p;
+      if (p?.deadline !== Infinity) continue;
+      if (this.stream.msgs.has(p.seq)) return p;
+      this.pending.delete(p.seq); // trimmed by maxAge/maxMessages meanwhile: nothing to redeliver
     }
-    this.rdq = [];
-    this.rdqHead = 0;
+    if (this.rdqHead > 0) [this.rdq, this.rdqHead] = [[], 0];
     return undefined;
   }
 
-  private nextNew(): Stored | undefined {
+  private nextNew(): number | undefined {
     const { msgs, lastSeq } = this.stream;
     let seq = Math.max(this.cursor, msgs.keys().next().value ?? lastSeq + 1);
     while (seq <= lastSeq) {
       const m = msgs.get(seq++);
-      if (m && (!this.filter || matches(this.filter, m.tokens))) {
-        this.cursor = seq;
-        return m;
-      }
+      if (m && (!this.filter || matches(this.filter, m.tokens))) return (this.cursor = seq) - 1;
     }
     this.cursor = seq;
     return undefined;
@@ -191,32 +159,29 @@ class Durable {
 
   private deliver(stored: Stored, p: Pending) {
     p.count++;
-    p.ready = false;
     const gen = ++p.gen;
     this.arm(p, this.clock.now() + this.options.ackWaitMs);
     const replica = this.replicas[this.rr++ % this.replicas.length];
     let settled = false;
     const current = () => !settled && this.pending.get(p.seq) === p && p.gen === gen;
+    // As with JetStream, an ack or term from an earlier delivery still counts; nak and working don't.
+    const finish = () => {
+      if (!settled) this.finish(p);
+      settled = true;
+    };
     const msg: BusMessage = {
       subject: stored.subject,
       data: stored.data,
       headers: stored.headers,
       seq: stored.seq,
       deliveryCount: p.count,
-      // Like JetStream, an ack from an earlier delivery still counts.
-      ack: async () => {
-        if (!settled) this.finish(p);
-        settled = true;
-      },
+      ack: async () => finish(),
+      term: finish,
       nak: (delayMs) => {
         if (!current()) return;
         settled = true;
         if (delayMs && delayMs > 0) this.arm(p, this.clock.now() + delayMs);
         else this.expire(p);
-      },
-      term: () => {
-        if (!settled) this.finish(p);
-        settled = true;
       },
       working: () => {
         if (current()) this.arm(p, this.clock.now() + this.options.ackWaitMs);
@@ -226,20 +191,18 @@ class Durable {
     try {
       result = replica.handler(msg);
     } catch {
-      msg.nak();
-      return;
+      return msg.nak();
     }
-    if (result instanceof Promise) {
-      const run: Promise<void> = result.then(
-        () => undefined,
-        () => msg.nak(),
-      );
-      replica.inFlight.add(run);
-      void run.finally(() => replica.inFlight.delete(run));
-    }
+    if (!(result instanceof Promise)) return;
+    const run: Promise<void> = result.then(
+      () => undefined,
+      () => msg.nak(),
+    );
+    replica.inFlight.add(run);
+    void run.finally(() => replica.inFlight.delete(run));
   }
 
-  /** Ack or term: done with the message; a work queue forgets it either way, as JetStream does. */
+  /** Ack or term: done with the message. A work queue forgets it either way, as JetStream does. */
   private finish(p: Pending) {
     if (this.pending.get(p.seq) !== p) return;
     this.pending.delete(p.seq);
@@ -247,12 +210,13 @@ class Durable {
     this.schedule();
   }
 
+  /** Ack wait or nak: redeliver, unless maxDeliver is used up. */
   private expire(p: Pending) {
+    if (p.deadline === Infinity) return; // already queued
     const maxDeliver = this.options.maxDeliver ?? -1;
     if (maxDeliver > 0 && p.count >= maxDeliver) {
       this.pending.delete(p.seq);
     } else {
-      p.ready = true;
       p.deadline = Infinity;
       this.rdq.push(p.seq);
     }
@@ -262,41 +226,36 @@ class Durable {
   private arm(p: Pending, at: number) {
     p.deadline = at;
     this.heap.push({ at, p });
-    if (this.heap.items.length > 2 * this.pending.size + 1024) this.heap.rebuild((e) => this.valid(e));
-    if (at < this.armedAt) this.rearm();
+    if (this.heap.items.length > 2 * this.pending.size + 1024) this.heap.retain((e) => this.valid(e));
+    if (at < (this.timer?.at ?? Infinity)) this.rearm();
   }
 
-  private valid(e: { at: number; p: Pending }) {
-    return this.pending.get(e.p.seq) === e.p && !e.p.ready && e.p.deadline === e.at;
+  private valid(e: Deadline) {
+    return this.pending.get(e.p.seq) === e.p && e.p.deadline === e.at;
   }
 
   private rearm() {
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
-    this.armedAt = Infinity;
-    const top = this.heap.items[0];
-    if (!top || this.closed) return;
-    this.armedAt = top.at;
-    this.cancelTimer = this.clock.setTimer(top.at, () => this.onTimer());
+    this.timer?.cancel();
+    this.timer = undefined;
+    const at = this.heap.items[0]?.at;
+    if (at === undefined || this.closed) return;
+    this.timer = { at, cancel: this.clock.setTimer(at, () => this.onTimer()) };
   }
 
   private onTimer() {
-    this.cancelTimer = undefined;
-    // Re-reading the clock also guards against a timer that fires a little early.
+    this.timer = undefined;
+    // Reading the clock again also covers a timer that fires a little early.
     const now = this.clock.now();
     while (this.heap.items.length > 0 && this.heap.items[0].at <= now) {
       const e = this.heap.pop();
       if (this.valid(e)) this.expire(e.p);
     }
-    this.armedAt = Infinity;
     this.rearm();
   }
 
   close() {
     this.closed = true;
-    this.cancelTimer?.();
-    this.cancelTimer = undefined;
-    this.armedAt = Infinity;
+    this.rearm();
   }
 }
 
@@ -307,32 +266,31 @@ class Durable {
 export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
   const clock = options.clock ?? systemClock;
   const streams = new Map<string, StreamState>();
-  const subscribers = new Set<{ pattern: Tokens; handler: (subject: string, data: Uint8Array, headers: Record<string, string>) => void }>();
-  const replicas = new Set<{ stop(): Promise<void> }>();
-  const routes = new Map<string, StreamState | undefined>(); // subject -> stream, reset when streams change
+  const subscribers = new Set<{ pattern: Tokens; deliver: (subject: string, data: Uint8Array, headers: Headers) => void }>();
+  const consumers = new Set<Consumer>();
+  const routes = new Map<string, StreamState | undefined>(); // subject -> stream; reset when streams change
   let closed = false;
 
-  const open = (action: string) => {
+  const assertOpen = (action: string) => {
     if (closed) throw new Error(`bus: ${action}: bus is closed`);
   };
 
   const prune = (s: StreamState) => {
-    const { maxAgeMs, maxMessages } = s.config;
+    const { maxAgeMs = 0, maxMessages = 0, duplicateWindowMs } = s.config;
     const now = clock.now();
     for (const [seq, m] of s.msgs) {
-      const tooMany = maxMessages && maxMessages > 0 && s.msgs.size > maxMessages;
-      if (!tooMany && !(maxAgeMs && maxAgeMs > 0 && m.time <= now - maxAgeMs)) break;
+      if (!(maxMessages > 0 && s.msgs.size > maxMessages) && !(maxAgeMs > 0 && m.time <= now - maxAgeMs)) break;
       s.msgs.delete(seq);
     }
     for (const [id, e] of s.ids) {
-      if (e.at > now - s.config.duplicateWindowMs) break;
+      if (e.at > now - duplicateWindowMs) break;
       s.ids.delete(id);
     }
   };
 
-  const bus: Bus = {
+  return {
     async ensureStream(config) {
-      open(`ensure stream "${config.name}"`);
+      assertOpen(`ensure stream "${config.name}"`);
       const fail = (why: string) => new Error(`bus: stream "${config.name}": ${why}`);
       if (!config.name || config.subjects.length === 0) throw fail('a name and at least one subject are required');
       if (config.maxAgeMs && config.duplicateWindowMs > config.maxAgeMs) throw fail('duplicate window is longer than max age');
@@ -352,36 +310,41 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
     },
 
     async publish(subject, data, options: PublishOptions = {}): Promise<PublishResult> {
-      open(`publish to "${subject}"`);
+      assertOpen(`publish to "${subject}"`);
       const subjectTokens = tokens(subject);
       const headers = { ...options.headers };
-      const copy = data.slice();
+      const copy = data.slice(); // the caller may reuse its buffer, as it may with NATS
       // Core subscribers see every publish, duplicates included, as with NATS.
       for (const sub of subscribers) {
-        if (matches(sub.pattern, subjectTokens)) queueMicrotask(() => sub.handler(subject, copy, headers));
+        if (matches(sub.pattern, subjectTokens)) queueMicrotask(() => sub.deliver(subject, copy, headers));
       }
       if (!routes.has(subject)) {
+        if (routes.size > 10_000) routes.clear();
         routes.set(subject, [...streams.values()].find((c) => c.patterns.some((p) => matches(p, subjectTokens))));
       }
       const s = routes.get(subject);
       if (!s) throw new Error(`bus: publish to "${subject}": no stream holds this subject`);
       const now = clock.now();
-      const seen = options.msgId !== undefined ? s.ids.get(options.msgId) : undefined;
+      const { msgId } = options;
+      const seen = msgId === undefined ? undefined : s.ids.get(msgId);
       if (seen && seen.at > now - s.config.duplicateWindowMs) return { stream: s.config.name, seq: seen.seq, duplicate: true };
-      if (seen) s.ids.delete(options.msgId!); // re-inserted below, keeping the map in time order
       const seq = ++s.lastSeq;
       s.msgs.set(seq, { seq, subject, tokens: subjectTokens, data: copy, headers, time: now });
-      if (options.msgId !== undefined) s.ids.set(options.msgId, { seq, at: now });
+      if (msgId !== undefined) {
+        s.ids.delete(msgId); // an expired entry: re-adding it moves it to the end, keeping time order
+        s.ids.set(msgId, { seq, at: now });
+      }
       prune(s);
       for (const d of s.durables.values()) d.schedule();
       return { stream: s.config.name, seq, duplicate: false };
     },
 
     async consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
-      open(`consume "${options.durable}"`);
-      const fail = (why: string) => new Error(`bus: consumer "${options.durable}" on stream "${options.stream}": ${why}`);
+      assertOpen(`consume "${options.durable}"`);
+      const fail = (why: string) => new Error(`bus: consume "${options.durable}" on stream "${options.stream}": ${why}`);
       const s = streams.get(options.stream);
       if (!s) throw fail('stream not found');
+      // The rules JetStream enforces on work queues, so embedded mode cannot get away with more.
       if (s.config.retention === 'workqueue') {
         if (options.deliverPolicy === 'new') throw fail('a work queue consumer must deliver all');
         const mine = tokens(options.filterSubject ?? '>');
@@ -391,35 +354,34 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
           }
         }
       }
-      let d = s.durables.get(options.durable);
-      if (d) d.configure(options);
-      else s.durables.set(options.durable, (d = new Durable(s, options, clock, prune)));
-      const durable = d;
+      let durable = s.durables.get(options.durable);
+      if (durable) durable.configure(options);
+      else s.durables.set(options.durable, (durable = new Durable(s, options, clock, prune)));
       const replica: Replica = { handler, inFlight: new Set() };
-      durable.replicas.push(replica);
+      const { replicas } = durable;
+      replicas.push(replica);
       durable.schedule();
-      const consumer = {
+      const consumer: Consumer = {
         async stop() {
-          replicas.delete(consumer);
-          const i = durable.replicas.indexOf(replica);
-          if (i >= 0) durable.replicas.splice(i, 1);
+          consumers.delete(consumer);
+          if (replicas.includes(replica)) replicas.splice(replicas.indexOf(replica), 1);
           await Promise.allSettled([...replica.inFlight]);
         },
       };
-      replicas.add(consumer);
+      consumers.add(consumer);
       return consumer;
     },
 
     async subscribe(subject, handler) {
-      open(`subscribe to "${subject}"`);
+      assertOpen(`subscribe to "${subject}"`);
       const sub = {
         pattern: tokens(subject),
-        handler: (subj: string, data: Uint8Array, headers: Record<string, string>) => {
+        deliver: (subj: string, data: Uint8Array, headers: Headers) => {
+          if (!subscribers.has(sub)) return; // unsubscribed after the publish was queued
           try {
             handler(subj, data, headers);
           } catch (e) {
-            // A failing live listener must not break the publisher.
-            console.error(`bus: subscriber to "${subject}" threw`, e);
+            console.error(`bus: subscriber to "${subject}" threw`, e); // must not break the publisher
           }
         },
       };
@@ -431,9 +393,8 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
       if (closed) return;
       closed = true;
       subscribers.clear();
-      await Promise.all([...replicas].map((r) => r.stop()));
+      await Promise.all([...consumers].map((c) => c.stop()));
       for (const s of streams.values()) for (const d of s.durables.values()) d.close();
     },
   };
-  return bus;
 }

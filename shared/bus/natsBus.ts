@@ -1,4 +1,4 @@
-import { connect, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { RequestError, connect, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   AckPolicy,
   DeliverPolicy,
@@ -6,9 +6,9 @@ import {
   ReplayPolicy,
   RetentionPolicy,
   StorageType,
-  jetstream,
   jetstreamManager,
   type ConsumerConfig,
+  type ConsumerMessages,
   type JsMsg,
   type StreamConfig as NatsStreamConfig,
 } from '@nats-io/jetstream';
@@ -113,10 +113,10 @@ export async function connectNatsBus(url: string, options: { name?: string } = {
         const ack = await js.publish(subject, data, { ...(options.msgId !== undefined && { msgID: options.msgId }), ...(h && { headers: h }) });
         return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
       } catch (e) {
-        // No stream listening reaches the client as "no responders", which nats.js reports as
+        // With no stream on the subject the request finds no responders, which nats.js reports as
         // "jetstream is not enabled": say what it means here.
-        const noStream = e instanceof Error && /no responders|not enabled/i.test(`${e.message} ${e.name} ${e.constructor.name}`);
-        throw noStream ? busError(`publish to "${subject}"`, new Error('no stream holds this subject', { cause: e })) : busError(`publish to "${subject}"`, e);
+        const noStream = e instanceof Error && e.cause instanceof RequestError && e.cause.isNoResponders();
+        throw busError(`publish to "${subject}"`, noStream ? new Error('no stream holds this subject', { cause: e }) : e);
       }
     },
 
@@ -133,15 +133,14 @@ export async function connectNatsBus(url: string, options: { name?: string } = {
         replay_policy: ReplayPolicy.Instant,
         ...(options.filterSubject && { filter_subject: options.filterSubject }),
       };
-      let messages;
+      let iterator: ConsumerMessages;
       try {
         await upsertConsumer(options.stream, config);
         const consumer = await js.consumers.get(options.stream, options.durable);
-        messages = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH) });
+        iterator = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH) });
       } catch (e) {
         throw busError(what, e);
       }
-      const iterator = messages;
 
       let stopped = false;
       let inFlight = 0;
@@ -216,7 +215,8 @@ export async function connectNatsBus(url: string, options: { name?: string } = {
 
     async close() {
       await Promise.all([...consumers].map((c) => c.stop()));
-      if (!nc.isClosed()) await nc.drain().catch((e) => {
+      if (nc.isClosed()) return;
+      await nc.drain().catch((e) => {
         throw busError('close', e);
       });
     },
