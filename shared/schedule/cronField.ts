@@ -43,7 +43,7 @@ const RANGES: Record<CronFieldName, Range> = {
 export function parseCronField(name: CronFieldName, text: string, column: number): CronField {
   const range = RANGES[name];
   const fail = (problem: string): never => {
-    throw new ScheduleError('expression', `${problem} in the ${name} field '${text}' at column ${column}`);
+    throw new ScheduleError('expression', `${name} field '${text}' at column ${column}: ${problem}`);
   };
 
   let randomCount = 0;
@@ -116,12 +116,12 @@ function parseValue(text: string, range: Range, name: CronFieldName, fail: (p: s
     if (v < range.min || v > range.max) fail(`${v} is outside ${range.min}-${range.max}`);
     return v;
   }
-  if (range.names) {
+  if (range.names && /^[a-z]+$/i.test(text)) {
     const i = range.names.indexOf(text.toLowerCase());
     if (i >= 0) return i + range.nameBase!;
     const list = name === 'month' ? 'Jan..Dec or 1-12' : 'Sun..Sat or 0-7';
     fail(`unknown ${name} name '${text}' (use ${list})`);
   }
   if (name === 'day' && text.toUpperCase() === 'L') fail('L cannot be part of a range or step');
-  return fail(`'${text}' is not a number`);
+  return fail(`'${text}' is not a value, range (a-b) or step (*/n, a-b/n)`);
 }

@@ -1,0 +1,16 @@
+/**
+ * The schedule language (DECISIONS 5): crontab with FastCron's R, English intervals, one-time
+ * dates, @timestamps, manual; filters; IANA zones with our DST rule. Pure: no I/O, no clock.
+ */
+export { ScheduleError } from './scheduleError.ts';
+export { isValidTimeZone } from './zone.ts';
+export {
+  addDuration,
+  nextRun,
+  nextRuns,
+  parseSchedule,
+  type Schedule,
+  type ScheduleKind,
+} from './schedule.ts';
+export { pointsPerDay } from './points.ts';
+export { describeSchedule } from './describe.ts';
