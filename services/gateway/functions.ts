@@ -100,7 +100,13 @@ const need = <T>(client: T | undefined, what: string): T => {
 async function records(jobs: CronJob[], c: Clients, accountId: bigint) {
   const live = jobs.filter((j) => !j.deleted);
   let next: bigint[] = [];
-  if (c.planner && live.length) next = (await c.planner.nextRunOf({ accountId, ids: live.map((j) => j.id) })).nextRuns;
+  if (c.planner && live.length) {
+    // nextRun is a convenience: a planner that is down or restarting must not fail job reads.
+    next = await c.planner.nextRunOf({ accountId, ids: live.map((j) => j.id) }).then(
+      (r) => r.nextRuns,
+      () => [],
+    );
+  }
   const byId = new Map(live.map((j, i) => [j.id, next[i] ? Number(next[i]) : null]));
   return jobs.map((j) => jobRecord(j, byId.get(j.id) ?? null));
 }
