@@ -1,11 +1,20 @@
+import { join } from 'node:path';
+import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import type { Config } from '../../shared/config.ts';
-import { openStore } from '../../shared/openStore.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
+import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { ensureTopology } from '../../shared/topology.ts';
+import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
 import { startJobsServer } from '../jobs/server.ts';
+import { startLogsService } from '../logs/logsService.ts';
+import { startPlanner } from '../planner/server.ts';
 import { bootstrapFirstAccount } from './bootstrap.ts';
 
 export interface EmbeddedOptions {
@@ -14,6 +23,8 @@ export interface EmbeddedOptions {
   log?: Logger;
   /** Where the first-start token is printed (stdout by default). */
   print?: (line: string) => void;
+  /** Planner catch-up threshold (tests). */
+  misfireMs?: number;
 }
 
 /**
@@ -26,11 +37,31 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
-  const jobs = await startJobsServer({ store, clock, log: log.child({ component: 'jobs' }), address: '127.0.0.1:0' });
-  const jobsClient = createClient(JobsService, jobs.address);
-  const token = await bootstrapFirstAccount(jobsClient, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
+  const bus = createInProcessBus({ clock });
+  await ensureTopology(bus);
+  const leases = createMemoryLeases(() => clock.now());
+  const loopback = '127.0.0.1:0';
+
+  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
+  const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
+  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs });
+  const executor = await startExecutorService({
+    bus,
+    leases,
+    clock,
+    log: log.child({ component: 'executor' }),
+    allowNetworks: config.TOCK_ALLOW_NETWORKS,
+    serverName: config.TOCK_SERVER_NAME,
+    publicUrl: config.TOCK_PUBLIC_URL,
+  });
+  const clients = {
+    jobs: createClient(JobsService, jobs.address),
+    planner: createClient(PlannerService, planner.address),
+    logs: createClient(LogsService, logs.address),
+  };
+  const token = await bootstrapFirstAccount(clients.jobs, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
   const gateway = await startGatewayServer({
-    clients: { jobs: jobsClient },
+    clients,
     rateLimit: config.TOCK_RATE_LIMIT,
     log: log.child({ component: 'gateway' }),
     host: config.HOST,
@@ -41,12 +72,20 @@ export async function startEmbedded(options: EmbeddedOptions) {
     /** The token of a freshly created first account, or null when the store already had one. */
     bootstrapToken: token,
     jobs,
-    jobsClient,
+    planner,
+    logs,
+    jobsClient: clients.jobs,
+    clients,
     store,
+    bus,
     async stop() {
       await gateway.stop();
-      jobsClient.close();
+      for (const client of Object.values(clients)) client.close();
+      await executor.stop();
+      await planner.stop();
+      await logs.stop();
       await jobs.stop();
+      await bus.close();
       await store.close();
     },
   };

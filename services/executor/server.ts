@@ -1,0 +1,32 @@
+import { hostname } from 'node:os';
+import type { Bus } from '../../shared/bus/bus.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { Leases } from '../../shared/leases/leases.ts';
+import type { Logger } from '../../shared/log.ts';
+import { ensureTopology } from '../../shared/topology.ts';
+import { startExecutor } from './executor.ts';
+import { createHttpCaller } from './httpCall.ts';
+
+/** An executor replica: one shared HTTP client (keep-alive, egress guard) consuming due runs. */
+export async function startExecutorService(options: {
+  bus: Bus;
+  leases: Leases;
+  clock: Clock;
+  log: Logger;
+  allowNetworks: string[];
+  serverName?: string;
+  publicUrl?: string;
+}) {
+  await ensureTopology(options.bus);
+  const caller = createHttpCaller({ allowNetworks: options.allowNetworks });
+  const userAgent = `Mozilla/5.0 (compatible; Tock/1.0; +${options.publicUrl ?? 'https://github.com/tock-cron/tock'})`;
+  const serverName = options.serverName ?? hostname();
+  const consumer = await startExecutor({ ...options, caller, serverName, userAgent });
+  options.log.info('executor consuming due runs', { server: serverName, allowNetworks: options.allowNetworks });
+  return {
+    async stop() {
+      await consumer.stop();
+      await caller.close();
+    },
+  };
+}
