@@ -1,9 +1,8 @@
-import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../../shared/clock.ts';
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
-import { addService, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
 import type { Logger } from '../../shared/log.ts';
 import { consumeExecutions } from './executionConsumer.ts';
 import { jobsGrpcImpl } from './grpcServer.ts';
@@ -20,7 +19,7 @@ export async function startJobsServer(options: { store: EventStore; clock: Clock
   log.info('jobs view rebuilt', { ms: Date.now() - started });
   const service = createJobsService(store, view, clock);
   const consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+  const server = createGrpcServer();
   addService(server, JobsService, jobsGrpcImpl(service, clock), log);
   const port = await startServer(server, options.address);
   const host = options.address.slice(0, options.address.lastIndexOf(':'));

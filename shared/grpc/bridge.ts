@@ -65,6 +65,10 @@ function toServiceError(error: unknown, where: string, log: Logger): Partial<grp
   return { code: grpc.status.INTERNAL, details: `internal error (request id ${requestId})`, metadata };
 }
 
+/** A grpc-js server with message limits to match the clients' (large log pages, batch replies). */
+export const createGrpcServer = () =>
+  new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+
 /** Starts a server on host:port (port 0 picks one); resolves with the bound port. */
 export async function startServer(server: grpc.Server, address: string): Promise<number> {
   return new Promise((resolve, reject) =>
@@ -90,6 +94,9 @@ export function createClient<S extends GenServiceMethods>(service: GenService<S>
   const Ctor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
   const client = new Ctor(address, grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // Replies such as 1000 log entries of 8 KiB each exceed grpc-js's 4 MiB default.
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
     'grpc.enable_retries': 1,
   });
   const deadlineMs = options.deadlineMs ?? 30_000;

@@ -1,0 +1,19 @@
+import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
+import type { LogsView } from './logsView.ts';
+
+/** LogsService over the view: proto request -> query -> proto reply, nothing else. */
+export const logsGrpcImpl = (view: LogsView): ServiceImpl<(typeof LogsService)['method']> => ({
+  logs: async (request) => ({
+    entries: view
+      .query({
+        accountId: request.accountId,
+        jobId: request.id,
+        failuresOnly: request.failuresOnly,
+        keyword: request.keyword,
+        page: request.page,
+        limit: request.limit,
+      })
+      .map((entry) => ({ id: BigInt(entry.id), execution: entry.execution })),
+  }),
+});
