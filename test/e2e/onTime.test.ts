@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { ok } from '../support/api.ts';
+import { startTestSystem } from '../support/embedded.ts';
+import { waitFor } from '../support/target.ts';
+import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
+
+const JOBS = 1000;
+const SECONDS = Number(process.env.TOCK_ON_TIME_SECONDS ?? 20);
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, function () {
+  this.timeout((SECONDS + 60) * 1000);
+
+  it('delivers every occurrence to the target, once, and reports the lateness', async () => {
+    const target = await startTargetProcess();
+    const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+    try {
+      const data = Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/job/${i}`, expression: '* * * * * *', name: `tick ${i}` }));
+      const jobs = await ok<any[]>(system.api.call('cron_batch_add', { data }));
+      expect(jobs).to.have.length(JOBS);
+      // Measure whole seconds that start after every job exists, so each job owes one run per second.
+      const first = Math.ceil(Date.now() / 1000) + 1;
+      const last = first + SECONDS - 1;
+      await new Promise((r) => setTimeout(r, (last + 1) * 1000 - Date.now()));
+      let received: Arrival[] = [];
+      await waitFor(async () => {
+        received = await target.arrivals();
+        return received.filter((r) => Number(r.scheduled) === last).length >= JOBS;
+      }, 15_000, 'the last second');
+      await ok(system.api.call('cron_batch_delete', { id: jobs.map((j) => j.id) }));
+
+      const window = received.filter((r) => Number(r.scheduled) >= first && Number(r.scheduled) <= last);
+      const perOccurrence = new Map<string, number>();
+      for (const r of window) perOccurrence.set(`${r.url}@${r.scheduled}`, (perOccurrence.get(`${r.url}@${r.scheduled}`) ?? 0) + 1);
+      const lateness = window.map((r) => r.at - Number(r.scheduled) * 1000).sort((a, b) => a - b);
+      const figures = { runs: window.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness[lateness.length - 1] };
+      console.log(`      lateness over ${figures.runs} runs: p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms`);
+
+      expect(perOccurrence.size, 'every occurrence arrived').to.equal(JOBS * SECONDS);
+      expect([...perOccurrence.values()].every((n) => n === 1), 'no occurrence arrived twice').to.equal(true);
+      // Loose on purpose: a shared CI machine must not turn a slow second into a red build; the figure above is the measurement.
+      expect(figures.p99).to.be.below(1000);
+    } finally {
+      await system.destroy();
+      await target.stop();
+    }
+  });
+});
