@@ -63,7 +63,7 @@ describe(`exactly once under kill -9: ${JOBS} jobs every second for ${SECONDS} s
       LOG_LEVEL: 'info',
       PLANNER2_PORT: String(planner2Port),
     };
-    await Promise.all(['jobs', 'logs', 'executor-1', 'executor-2'].map(start));
+    await Promise.all(['jobs', 'logs', 'executor-1', 'executor-2'].map((key) => start(key)));
     await start('planner-1');
     await start('gateway');
   });

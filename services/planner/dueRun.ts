@@ -1,0 +1,39 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import type { CronJob } from '../jobs/cronJob.ts';
+import type { RunOrder } from './catchUp.ts';
+
+/**
+ * The edge between the planner's domain and the wire: a run order plus a snapshot of what the
+ * executor needs to call the job (taken when the run falls due, so an edit made before then
+ * counts and one made after does not).
+ */
+export function toDueRun(job: CronJob, order: RunOrder): DueRun {
+  const s = job.settings;
+  return create(DueRunSchema, {
+    runId: order.runId,
+    target: {
+      jobId: BigInt(job.id),
+      accountId: BigInt(job.accountId),
+      url: s.url,
+      httpMethod: s.httpMethod,
+      postData: s.postData,
+      httpHeaders: s.httpHeaders,
+      username: s.username,
+      password: s.password,
+      userAgent: s.userAgent,
+      timeout: s.timeout,
+      instances: s.instances,
+      keyword: s.keyword,
+      pattern: s.pattern,
+    },
+    scheduledAt: BigInt(order.scheduledAt),
+    occurrenceAt: BigInt(order.occurrenceAt),
+    payload: order.payload ?? undefined,
+    missed: order.missed,
+    lateByMs: BigInt(Math.max(0, Math.round(order.lateByMs))),
+    manual: order.manual,
+  });
+}
+
+export const encodeDueRun = (job: CronJob, order: RunOrder): Uint8Array => toBinary(DueRunSchema, toDueRun(job, order));

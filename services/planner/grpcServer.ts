@@ -1,0 +1,29 @@
+import { AppError } from '../../shared/errors.ts';
+import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
+import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
+import type { Planner } from './planner.ts';
+
+type Impl = ServiceImpl<(typeof PlannerService)['method']>;
+
+/** Ids arrive as int64 (bigint); anything beyond a safe integer cannot name a job. */
+const toId = (value: bigint, field: string): number => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new AppError('INVALID_PARAMETER', `${field}: ${value} is not a valid id`);
+  return n;
+};
+
+/** PlannerService over the planner's projection: cron_next and the nextRun of job records. */
+export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf'>): Impl {
+  return {
+    async nextRuns(request) {
+      const times = planner.nextRuns(toId(request.accountId, 'accountId'), toId(request.id, 'id'), request.limit);
+      return { times: times.map(BigInt) };
+    },
+    async nextRunOf(request) {
+      const accountId = toId(request.accountId, 'accountId');
+      // An id that cannot exist has no next run, like an unknown one.
+      const ids = request.ids.map((id) => (Number.isSafeInteger(Number(id)) ? Number(id) : -1));
+      return { nextRuns: planner.nextRunOf(accountId, ids).map(BigInt) };
+    },
+  };
+}

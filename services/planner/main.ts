@@ -1,0 +1,30 @@
+import type { Bus } from '../../shared/bus/bus.ts';
+import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { loadConfigOrExit } from '../../shared/config.ts';
+import { createLogger } from '../../shared/log.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { onShutdown } from '../../shared/runMain.ts';
+import { startPlanner } from './server.ts';
+
+/** The planner on its own (distributed mode): event store from the config, NATS JetStream, PlannerService on gRPC. */
+const config = loadConfigOrExit();
+if (!config.NATS_URL) {
+  process.stderr.write('config error: NATS_URL: required to run the planner on its own (e.g. nats://127.0.0.1:4222); embedded mode (npm start) needs none\n');
+  process.exit(1);
+}
+const log = createLogger('planner', {}, config.LOG_LEVEL);
+const store = openStore(config);
+let bus: Bus;
+try {
+  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner' });
+} catch (error) {
+  process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}` });
+onShutdown(log, async () => {
+  await server.stop();
+  await bus.close();
+  await store.close();
+});

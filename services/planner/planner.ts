@@ -1,0 +1,295 @@
+import type { Bus } from '../../shared/bus/bus.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import type { Logger } from '../../shared/log.ts';
+import { dueRunSubject, ensureTopology } from '../../shared/topology.ts';
+import type { JobEvent } from '../jobs/cronJob.ts';
+import { catchUp, owedSince, queuedRun, scheduledRun, type RunOrder, type Watermark } from './catchUp.ts';
+import { Dispatcher, type DispatchStats } from './dispatcher.ts';
+import { encodeDueRun } from './dueRun.ts';
+import { isRunnableAt, publishAt, takesQueuedRuns } from './occurrences.ts';
+import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
+import { TimerHeap } from './timerHeap.ts';
+import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
+
+export interface PlannerOptions {
+  store: EventStore;
+  bus: Bus;
+  clock: Clock;
+  log: Logger;
+  /** Runs missed by at most this much when the planner starts are published one by one; older ones collapse into one late run per job. Default 10 s. */
+  misfireMs?: number;
+  /** Publishes in flight at once. Default 256. */
+  concurrency?: number;
+  /** How often the watermark is recorded. Default 1 s. */
+  watermarkEveryMs?: number;
+}
+
+/** An occurrence to commit (and publish unless delayed), a delayed run to publish, or a queued cron_run. */
+const TICK = 0;
+const DELAYED = 1;
+const QUEUED = 2;
+/** Entries fired per macrotask when many fall due at once. */
+const DRAIN_CHUNK = 256;
+interface Entry {
+  at: number;
+  jobId: number;
+  version: number;
+  kind: typeof TICK | typeof DELAYED | typeof QUEUED;
+  occurrence: number;
+  runId: string | null;
+}
+
+/**
+ * The planner's loop: projects schedules from job events, keeps the next instant of every job in
+ * a min-heap, wakes on its head (one clock timer, no polling tick), publishes each run as a
+ * DueRun with its run id as the bus message id, and records a watermark once everything due up
+ * to an instant is acked. Exactly once per occurrence comes from deterministic run ids plus the
+ * bus's de-duplication, so a second replica or a replay after a restart publishes nothing twice.
+ */
+export class Planner {
+  projection = new ScheduleProjection();
+  private readonly heap = new TimerHeap<Entry>((e) => this.isCurrent(e));
+  private readonly dispatcher: Dispatcher;
+  private readonly misfireMs: number;
+  private readonly watermarkEveryMs: number;
+  private subscription: Subscription | null = null;
+  private live = false;
+  private wake: { at: number; cancel: () => void } | null = null;
+  private drainQueued = false;
+  private watermarkTimer: (() => void) | null = null;
+  private watermark: Watermark | null = null;
+  private writing: Promise<void> | null = null;
+
+  constructor(private readonly options: PlannerOptions) {
+    this.misfireMs = options.misfireMs ?? 10_000;
+    this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
+    this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
+  }
+
+  /** Rebuilds the projection from the store, publishes what was missed while down, then runs live. */
+  async start() {
+    const { store, bus, clock, log } = this.options;
+    await ensureTopology(bus);
+    await store.setStreamMaxCount(WATERMARK_STREAM, WATERMARK_KEEP);
+    const watermark = await readWatermark(store);
+    this.watermark = watermark;
+    this.projection = new ScheduleProjection(watermark);
+    const started = Date.now();
+    this.subscription = store.subscribe(
+      { category: 'cronjob' },
+      (event) => this.onEvent(event),
+      (error) => log.error('planner subscription to job events stopped', { error }),
+    );
+    await this.subscription.caughtUp;
+    const rebuiltMs = Date.now() - started;
+    // Everything applied so far is planned here in one sweep; later events are planned as they come.
+    const now = clock.now();
+    const entries: Entry[] = [];
+    let due = 0;
+    for (const plan of this.projection.plans.values()) {
+      const c = catchUp(plan, watermark, now, this.misfireMs);
+      for (const order of c.due) this.enqueue(plan, order), due++;
+      for (const order of c.delayed) entries.push(this.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
+      for (const q of plan.queued ?? []) entries.push({ ...this.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
+      if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
+    }
+    this.heap.pushAll(entries);
+    this.live = true;
+    this.arm();
+    this.scheduleWatermark();
+    log.info('planner started', { jobs: this.projection.size, rebuiltMs, catchUpRuns: due, watermark: watermark?.at ?? null, compileErrors: this.projection.compileErrors });
+  }
+
+  /** Stops. `flush` (default): waits for due runs to be acked and records a last watermark; false behaves like a crash. */
+  async stop(options: { flush?: boolean } = {}) {
+    this.live = false;
+    this.wake?.cancel();
+    this.wake = null;
+    this.watermarkTimer?.();
+    this.watermarkTimer = null;
+    await this.subscription?.close();
+    if (options.flush ?? true) {
+      await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
+      await this.writing;
+      await this.recordWatermark().catch((error) => this.options.log.warn('last watermark not recorded', { error }));
+    }
+    await this.dispatcher.stop();
+  }
+
+  /** Resolves once every run due so far is acked by the bus (tests; shutdown). */
+  async idle() {
+    for (;;) {
+      await new Promise((r) => setImmediate(r));
+      if (this.live && (this.drainQueued || this.hasDue())) {
+        this.arm();
+        continue;
+      }
+      await this.dispatcher.idle();
+      if (!this.live || (!this.drainQueued && !this.hasDue())) return;
+    }
+  }
+
+  stats(): DispatchStats & { jobs: number; heap: number } {
+    return { ...this.dispatcher.stats(), jobs: this.projection.size, heap: this.heap.size };
+  }
+
+  /** cron_next: Unix seconds, ascending, at most `limit` (1..100, default 10). */
+  nextRuns(accountId: number, jobId: number, limit: number): number[] {
+    const n = limit > 0 ? Math.min(limit, 100) : 10;
+    return this.projection.nextRuns(accountId, jobId, this.options.clock.now(), n).map((ms) => Math.floor(ms / 1000));
+  }
+
+  /** The nextRun of job records: Unix seconds per id, 0 when none (also for unknown or another account's ids). */
+  nextRunOf(accountId: number, jobIds: number[]): number[] {
+    const now = this.options.clock.now();
+    return jobIds.map((id) => {
+      const plan = this.projection.get(id);
+      if (!plan || plan.job.accountId !== accountId) return 0;
+      const [first] = this.projection.nextRuns(accountId, id, now, 1);
+      return first === undefined ? 0 : Math.floor(first / 1000);
+    });
+  }
+
+  private onEvent(event: RecordedEvent) {
+    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    if (!Number.isSafeInteger(id)) return;
+    const change = this.projection.apply(id, { type: event.type, data: event.data } as JobEvent, event.position);
+    if (this.live) this.replan(change);
+  }
+
+  private replan(change: PlanChange) {
+    if (change.kind === 'none') return;
+    if (change.kind === 'removed') this.heap.invalidated();
+    else if (change.kind === 'queued') this.heap.push({ ...this.entry(change.plan, QUEUED, change.run.runAt, change.run.runAt), runId: change.run.runId });
+    else {
+      this.heap.invalidated();
+      const next = nextTick(change.plan);
+      if (next !== null) this.heap.push(this.entry(change.plan, TICK, next, next));
+    }
+    this.arm();
+  }
+
+  private entry(plan: JobPlan, kind: Entry['kind'], at: number, occurrence: number): Entry {
+    return { at, jobId: plan.job.id, version: plan.version, kind, occurrence, runId: null };
+  }
+
+  private isCurrent(e: Entry): boolean {
+    const plan = this.projection.get(e.jobId);
+    if (!plan) return false;
+    if (e.kind === TICK) return plan.version === e.version;
+    if (e.kind === QUEUED) return plan.queued?.some((q) => q.runId === e.runId) ?? false;
+    return true;
+  }
+
+  private hasDue() {
+    const head = this.heap.peek();
+    return head !== undefined && head.at <= this.options.clock.now();
+  }
+
+  /** One timer, on the heap's head. A head already due is drained in a microtask (no clock advance needed). */
+  private arm() {
+    if (!this.live) return;
+    const head = this.heap.peek();
+    if (!head) return;
+    const { clock } = this.options;
+    if (head.at <= clock.now()) {
+      if (!this.drainQueued) {
+        this.drainQueued = true;
+        queueMicrotask(() => {
+          this.drainQueued = false;
+          this.drain();
+        });
+      }
+      return;
+    }
+    if (this.wake && this.wake.at <= head.at) return;
+    this.wake?.cancel();
+    const at = head.at;
+    this.wake = {
+      at,
+      cancel: clock.setTimer(at, () => {
+        if (this.wake?.at === at) this.wake = null;
+        this.drain();
+      }),
+    };
+  }
+
+  /**
+   * Fires everything due. At the top of a minute that is thousands of entries; they are taken in
+   * chunks with a macrotask break between, so the first ones are on the bus (and with the
+   * executors) while the rest are still being taken off the heap.
+   */
+  private drain() {
+    if (!this.live) return;
+    // Reading the clock again also covers a timer that fires a little early.
+    const now = this.options.clock.now();
+    let n = 0;
+    for (let e = this.heap.popDue(now); e; e = n < DRAIN_CHUNK ? this.heap.popDue(now) : undefined) this.fire(e, now), n++;
+    if (n < DRAIN_CHUNK) return this.arm();
+    this.drainQueued = true;
+    setImmediate(() => {
+      this.drainQueued = false;
+      this.drain();
+    });
+  }
+
+  private fire(e: Entry, now: number) {
+    const plan = this.projection.get(e.jobId)!;
+    if (e.kind === TICK) {
+      const p = publishAt(plan, e.occurrence);
+      if (now - p > this.misfireMs) {
+        // Far too late: the process was suspended or starved. The rule after downtime applies:
+        // one late run for what was missed, not a burst of every occurrence since.
+        const c = owedSince(plan, e.occurrence - 1, e.occurrence - 1, now, this.misfireMs);
+        for (const order of c.due) this.enqueue(plan, order);
+        for (const order of c.delayed) this.heap.push(this.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
+        if (c.next !== null) this.heap.push(this.entry(plan, TICK, c.next, c.next));
+        return;
+      }
+      plan.cursor = Math.max(plan.cursor, e.occurrence);
+      if (p <= now) this.enqueue(plan, scheduledRun(plan, e.occurrence, p));
+      else this.heap.push(this.entry(plan, DELAYED, p, e.occurrence));
+      const next = nextTick(plan);
+      if (next !== null) this.heap.push(this.entry(plan, TICK, next, next));
+    } else if (e.kind === DELAYED) {
+      // The occurrence has happened; its delayed run still needs the job runnable now.
+      if (isRunnableAt(plan.job, now)) this.enqueue(plan, scheduledRun(plan, e.occurrence, e.at));
+    } else {
+      const q = plan.queued?.find((r) => r.runId === e.runId);
+      if (!q) return;
+      this.projection.dequeue(plan, q.runId);
+      if (takesQueuedRuns(plan.job)) this.enqueue(plan, { ...queuedRun(plan, q, now), lateByMs: 0 });
+    }
+  }
+
+  private enqueue(plan: JobPlan, order: RunOrder) {
+    // The job state is immutable (evolveJob returns new objects): holding it is the snapshot.
+    const job = plan.job;
+    this.dispatcher.enqueue({ order, subject: dueRunSubject(job.id), encode: () => encodeDueRun(job, order) });
+  }
+
+  private scheduleWatermark() {
+    const { clock, log } = this.options;
+    this.watermarkTimer = clock.setTimer(clock.now() + this.watermarkEveryMs, () => {
+      this.watermarkTimer = null;
+      this.writing = this.recordWatermark()
+        .catch((error) => log.warn('recording the planner watermark failed', { error }))
+        .finally(() => {
+          this.writing = null;
+          if (this.live) this.scheduleWatermark();
+        });
+    });
+  }
+
+  /** Everything due before the earliest run not yet acked (or not yet popped from the heap) is out. */
+  private async recordWatermark() {
+    const now = this.options.clock.now();
+    const head = this.heap.peek();
+    const at = Math.min(now, this.dispatcher.lowestPending() - 1, head ? head.at - 1 : Infinity);
+    if (this.watermark && at <= this.watermark.at) return;
+    const w = { at, position: this.projection.position };
+    await writeWatermark(this.options.store, w);
+    this.watermark = w;
+  }
+}

@@ -1,0 +1,214 @@
+import { AppError } from '../../shared/errors.ts';
+import type { Schedule } from '../../shared/schedule/index.ts';
+import { evolveJob, type CronJob, type JobEvent } from '../jobs/cronJob.ts';
+import { compileSchedule, type JobSettings } from '../jobs/jobSettings.ts';
+import type { Watermark } from './catchUp.ts';
+import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, sharable, upcomingRuns, type QueuedRun } from './occurrences.ts';
+
+export { JobPlan, type QueuedRun } from './occurrences.ts';
+
+/** What an event did to a job's plan, so the loop knows what to re-arm. */
+export type PlanChange =
+  | { kind: 'none' }
+  /** Timing may have changed: plan the job again from its next occurrence. */
+  | { kind: 'replan'; plan: JobPlan }
+  /** A cron_run was queued. */
+  | { kind: 'queued'; plan: JobPlan; run: QueuedRun }
+  /** Deleted: forget it. */
+  | { kind: 'removed'; jobId: number };
+
+const NONE: PlanChange = { kind: 'none' };
+const SCHEDULE_FIELDS = ['expression', 'timezone', 'filter'] as const satisfies readonly (keyof JobSettings)[];
+/** Compiled schedules shared between jobs; cleared when it grows past this many. */
+const SHARED_LIMIT = 10_000;
+
+/**
+ * The planner's schedule projection: for every live job, its folded state (with the jobs
+ * service's own `evolveJob`), its compiled schedule and queued cron_runs. Pure: events in, plans
+ * out, no clock and no I/O. Deleted jobs are forgotten at once.
+ *
+ * Re-planning follows the event's own time (`at`), not the planner's clock, so two replicas and a
+ * rebuild after a restart compute the same occurrences and so the same run ids.
+ */
+export class ScheduleProjection {
+  readonly plans = new Map<number, JobPlan>();
+  /** Position of the last event applied. */
+  position = -1n;
+  /** Schedules that failed to compile (never for events the jobs service validated). */
+  compileErrors = 0;
+  /** By (expression, zone, filter): the compiled schedule jobs share, or, for a private one (R), a template. */
+  private readonly shared = new Map<string, Schedule>();
+
+  /** `watermark`: the last one the planner recorded, so queued runs it already published are not queued again. */
+  constructor(private readonly watermark: Watermark | null = null) {}
+
+  get size() {
+    return this.plans.size;
+  }
+
+  get(jobId: number): JobPlan | undefined {
+    return this.plans.get(jobId);
+  }
+
+  /** Applies one event of stream `cronjob-<jobId>` at `position`. */
+  apply(jobId: number, event: JobEvent, position: bigint): PlanChange {
+    this.position = position;
+    const fresh = this.watermark !== null && position > this.watermark.position;
+    if (event.type === 'JobCreated') {
+      const job = compactJob(evolveJob(null, event)!, true);
+      const at = job.createdAt;
+      const plan = new JobPlan(job, this.compile(job), at, at, at, (this.plans.get(jobId)?.version ?? 0) + 1, null, fresh);
+      this.plans.set(jobId, plan);
+      return { kind: 'replan', plan };
+    }
+    const plan = this.plans.get(jobId);
+    if (!plan) return NONE;
+    if (event.type === 'JobDeleted') {
+      this.plans.delete(jobId);
+      return { kind: 'removed', jobId };
+    }
+    const before = plan.job;
+    plan.job = compactJob(evolveJob(before, event) as CronJob, event.type === 'JobEdited');
+    const at = event.data.at;
+    switch (event.type) {
+      case 'JobEdited': {
+        const { changes } = event.data;
+        if (!SCHEDULE_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f])) return NONE;
+        // A new schedule starts over from the edit: an interval's first run is the expression
+        // applied to the edit time (DECISIONS 5), and the change takes effect for the next run.
+        plan.schedule = this.compile(plan.job);
+        plan.anchor = at;
+        return this.replan(plan, at, fresh);
+      }
+      case 'JobDisabled':
+      case 'JobAutoDisabled':
+        plan.queued = null; // a disabled job runs nothing, not even what was asked before
+        return this.replan(plan, at, fresh);
+      case 'JobEnabled':
+      case 'JobPaused':
+      case 'JobStopped':
+        return this.replan(plan, at, fresh);
+      case 'RunRequested': {
+        const { runId, runAt, payload } = event.data;
+        // Published before the last watermark: already out.
+        if (this.watermark && !fresh && runAt <= this.watermark.at) return NONE;
+        const run = { runId, runAt, payload };
+        (plan.queued ??= []).push(run);
+        return { kind: 'queued', plan, run };
+      }
+      default:
+        // FailureCounted, FailuresReset: no effect on timing.
+        return NONE;
+    }
+  }
+
+  /** Removes a queued run once published. */
+  dequeue(plan: JobPlan, runId: string) {
+    if (!plan.queued) return;
+    const i = plan.queued.findIndex((q) => q.runId === runId);
+    if (i >= 0) plan.queued.splice(i, 1);
+    if (plan.queued.length === 0) plan.queued = null;
+  }
+
+  /** cron_next: the next `limit` publish instants (ms) after `now`. Unknown, deleted or another account's job: NOT_FOUND. */
+  nextRuns(accountId: number, jobId: number, now: number, limit: number): number[] {
+    const plan = this.plans.get(jobId);
+    if (!plan || plan.job.accountId !== accountId) throw new AppError('NOT_FOUND', `cron job ${jobId} not found`);
+    return upcomingRuns(plan, now, limit);
+  }
+
+  private replan(plan: JobPlan, at: number, fresh: boolean): PlanChange {
+    plan.since = Math.max(plan.since, at);
+    plan.cursor = Math.max(plan.cursor, plan.since);
+    plan.version++;
+    plan.fresh ||= fresh;
+    return { kind: 'replan', plan };
+  }
+
+  /** Compiles once per schedule change; jobs with the same schedule (and no R draw) share one. */
+  private compile(job: CronJob): Schedule | null {
+    const { expression, timezone, filter } = job.settings;
+    const key = `${expression}\u0000${timezone}\u0000${filter}`;
+    const hit = this.shared.get(key);
+    // A private schedule's text is known valid; its per-job tables are built when first used.
+    if (hit instanceof PrivateSchedule) return new PrivateSchedule(hit.kind, hit.expression, hit.timezone, hit.filter, job.id);
+    if (hit) return hit;
+    let schedule: Schedule;
+    try {
+      schedule = compileSchedule(job.settings, job.id);
+    } catch {
+      this.compileErrors++;
+      return null;
+    }
+    if (this.shared.size >= SHARED_LIMIT) this.shared.clear();
+    if (!sharable(schedule)) {
+      const own = new PrivateSchedule(schedule.kind, schedule.expression, schedule.timezone, schedule.filter, job.id);
+      this.shared.set(key, own);
+      remember(own, schedule);
+      return own;
+    }
+    this.shared.set(key, schedule);
+    return schedule;
+  }
+}
+
+/**
+ * The folded state re-laid out as literals of one fixed shape. evolveJob builds its objects
+ * with spreads, which V8 may store two to four times larger than a literal; at a million jobs
+ * that is the difference between fitting and not.
+ */
+function compactJob(j: CronJob, settingsChanged: boolean): CronJob {
+  const settings = settingsChanged ? compactSettings(j.settings) : j.settings;
+  return {
+    id: j.id,
+    accountId: j.accountId,
+    settings,
+    status: j.status,
+    fail: j.fail,
+    pausedUntil: j.pausedUntil,
+    createdAt: j.createdAt,
+    updatedAt: j.updatedAt,
+    deleted: j.deleted,
+    // Which executions were counted is the jobs service's business (de-duplicating outcomes);
+    // the planner never reads it, and 32 run ids per job would dwarf everything else kept here.
+    countedRuns: NO_RUNS,
+  };
+}
+
+const NO_RUNS: string[] = Object.freeze([]) as unknown as string[];
+
+function compactSettings(s: JobSettings): JobSettings {
+  return {
+    url: s.url,
+    expression: s.expression,
+    filter: s.filter,
+    delay: s.delay,
+    timezone: s.timezone,
+    timeout: s.timeout,
+    instances: s.instances,
+    username: s.username,
+    password: s.password,
+    httpMethod: s.httpMethod,
+    postData: s.postData,
+    httpHeaders: s.httpHeaders,
+    userAgent: s.userAgent,
+    notify: s.notify,
+    notifyEvery: s.notifyEvery,
+    notifyMatch: s.notifyMatch,
+    notifyTime: s.notifyTime,
+    failureThreshold: s.failureThreshold,
+    keyword: s.keyword,
+    pattern: s.pattern,
+    group: s.group,
+    name: s.name,
+  };
+}
+
+/**
+ * The next occurrence the live loop should wake for after `plan` was (re-)planned or its last
+ * occurrence committed: the first after its cursor, or null when the job is not scheduled.
+ */
+export function nextTick(plan: JobPlan): number | null {
+  if (!isScheduled(plan.job)) return null;
+  return occurrenceAfter(plan, planFloor(plan, plan.cursor), true);
+}
