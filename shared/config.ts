@@ -49,6 +49,8 @@ const schema = z.object({
   TOCK_PUBLIC_URL: z.string().url().optional(),
   TOCK_DEFAULT_TIMEZONE: z.string().default('UTC'),
   TOCK_SERVER_NAME: z.string().optional(),
+  // Due runs go on the bus this long before their instant; executors fire them on time.
+  TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Distributed mode: where each gRPC service listens and where the others find it.
   GRPC_HOST: z.string().default('127.0.0.1'),

@@ -26,6 +26,23 @@ export const EXECUTIONS_STREAM: StreamConfig = {
 
 export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
 
+/** A live notice (no stream): runs of the job put on the bus before `before` (ms) are stale. */
+export const runCancelSubject = (jobId: number) => `tock.runs.cancel.${jobId}`;
+export const RUN_CANCEL_SUBJECTS = 'tock.runs.cancel.*';
+export interface RunCancel {
+  jobId: number;
+  before: number;
+}
+export const encodeCancel = (c: RunCancel) => new TextEncoder().encode(JSON.stringify(c));
+export function decodeCancel(data: Uint8Array): RunCancel | null {
+  try {
+    const c = JSON.parse(new TextDecoder().decode(data));
+    return Number.isSafeInteger(c?.jobId) && Number.isFinite(c?.before) ? { jobId: c.jobId, before: c.before } : null;
+  } catch {
+    return null;
+  }
+}
+
 export type Outcome = 'succeeded' | 'failed' | 'skipped';
 export const executionSubject = (accountId: number, jobId: number, outcome: Outcome) => `tock.executions.${accountId}.${jobId}.${outcome}`;
 

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { DueRunSchema, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
-import { CONSUMERS, executionSubject, type Outcome } from '../../shared/topology.ts';
+import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
 import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
 import type { HttpCaller } from './httpCall.ts';
 
@@ -26,6 +26,11 @@ export interface ExecutorOptions {
 export async function startExecutor(options: ExecutorOptions): Promise<Consumer> {
   const { bus, leases, caller, clock, log, serverName, userAgent } = options;
   const heartbeatMs = CONSUMERS.executors.ackWaitMs / 3;
+  const stale = createStaleRuns();
+  const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
+    const notice = decodeCancel(data);
+    if (notice) stale.cancel(notice.jobId, notice.before);
+  });
 
   const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
     const message = create(ExecutionSchema, execution);
@@ -48,6 +53,11 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     try {
       const due = Number(run.scheduledAt);
       if (due > clock.now()) await new Promise<void>((resolve) => clock.setTimer(due, resolve));
+      // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
+      if (!run.manual && stale.isStale(Number(run.target.jobId), Number(run.plannedAt))) {
+        await msg.ack();
+        return;
+      }
       const limit = run.target.instances;
       const leaseKey = `job-${run.target.jobId}`;
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
@@ -68,7 +78,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     }
   };
 
-  return bus.consume(CONSUMERS.executors, async (msg) => {
+  const consumer = await bus.consume(CONSUMERS.executors, async (msg) => {
     try {
       await handle(msg);
     } catch (error) {
@@ -77,4 +87,25 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       msg.nak(1000);
     }
   });
+  return {
+    async stop() {
+      await cancels.unsubscribe();
+      await consumer.stop();
+    },
+  };
+}
+
+/** Cancel notices per job, forgotten after ten minutes (far longer than any planning lead). */
+function createStaleRuns() {
+  const before = new Map<number, number>();
+  return {
+    cancel(jobId: number, at: number) {
+      before.set(jobId, Math.max(at, before.get(jobId) ?? 0));
+      if (before.size > 100_000) {
+        const horizon = Date.now() - 10 * 60_000;
+        for (const [id, t] of before) if (t < horizon) before.delete(id);
+      }
+    },
+    isStale: (jobId: number, plannedAt: number) => plannedAt > 0 && plannedAt < (before.get(jobId) ?? 0),
+  };
 }

@@ -5,10 +5,11 @@ import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import { authenticate, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
-import { FUNCTIONS, KNOWN_PARAMS, type Clients } from './functions.ts';
+import { FUNCTIONS, type Clients } from './functions.ts';
+import { KNOWN_PARAMS } from './inputs.ts';
 import { createMetrics } from './metrics.ts';
 import { Params } from './params.ts';
-import { createRateLimiter } from './rateLimit.ts';
+import { createRateLimiter, RateLimitError } from './rateLimit.ts';
 
 export interface GatewayOptions {
   clients: Clients;
@@ -70,13 +71,14 @@ export function createGateway(options: GatewayOptions): Koa {
       const account = await authenticate(clients.jobs, token, ctx.ip, addressLimiter, tokenLimiter);
       ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
     } catch (error) {
-      const appError = isAppError(error) && error.kind !== 'INTERNAL' ? error : internal(error, requestId, name, log);
+      const appError = forClient(error, requestId, name, log);
       code = appError.code;
       ctx.status = appError.httpStatus;
-      if (appError.kind === 'RATE_LIMITED') ctx.set('Retry-After', appError.message.match(/(\d+) second/)?.[1] ?? '1');
+      if (appError instanceof RateLimitError) ctx.set('Retry-After', String(appError.retryAfter));
       ctx.body = envelopeError(appError);
     }
-    metrics.observe(FUNCTIONS[name] ? name : 'unknown', code, (performance.now() - started) / 1000);
+    // The label must come from our table, never from the request: a path is not a metric name.
+    metrics.observe(Object.hasOwn(FUNCTIONS, name) ? name : 'unknown', code, (performance.now() - started) / 1000);
   });
 
   app.use(async (ctx, next) => {
@@ -84,7 +86,7 @@ export function createGateway(options: GatewayOptions): Koa {
       await next();
     } catch (error) {
       // Anything that escaped the route (e.g. a socket error) still gets an envelope, never a crash.
-      const appError = internal(error, randomUUID(), ctx.path, log);
+      const appError = forClient(error, randomUUID(), ctx.path, log);
       ctx.status = appError.httpStatus;
       ctx.body = envelopeError(appError);
     }
@@ -100,9 +102,18 @@ export function createGateway(options: GatewayOptions): Koa {
   return app;
 }
 
-/** 5xx answers never show internals: the message carries a request id that is in the log. */
-function internal(error: unknown, requestId: string, where: string, log: Logger): AppError {
-  if (isAppError(error) && error.kind === 'INTERNAL' && /request id/.test(error.message)) return error;
+/**
+ * What the client sees of a failure. 4xx errors are ours, written for the client. A 5xx answer
+ * never shows internals (a store's or a peer's message): it gets a plain sentence and a request id
+ * that is in the log with the real cause. Our own rate limit keeps its message and Retry-After.
+ */
+function forClient(error: unknown, requestId: string, where: string, log: Logger): AppError {
+  if (error instanceof RateLimitError) return error;
+  if (isAppError(error) && error.httpStatus < 500) return error;
   log.error('request failed', { requestId, where, error });
+  const kind = isAppError(error) ? error.kind : 'INTERNAL';
+  // A busy store (another process holds the lock too long) is worth a retry, as 503 says.
+  if (kind === 'RATE_LIMITED') return new RateLimitError(1, `the service is busy; retry in 1 second (request id ${requestId})`);
+  if (kind === 'CONFLICT') return new AppError('CONFLICT', `the object is being changed by other requests right now; try again (request id ${requestId})`);
   return new AppError('INTERNAL', `internal error (request id ${requestId})`);
 }

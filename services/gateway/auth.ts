@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.ts';
 import type { Clients } from './functions.ts';
 import type { Params } from './params.ts';
-import { createHash } from 'node:crypto';
+import { RateLimitError } from './rateLimit.ts';
 
 const INVALID = 'Invalid API token, user not found.';
 
@@ -13,8 +14,6 @@ export function extractToken(authorization: string, params: Params): string | un
 
 type Limiter = { take(key: string): number };
 
-const limited = (wait: number) => new AppError('RATE_LIMITED', `rate limit exceeded; retry in ${wait} seconds`);
-
 /**
  * Resolves the token to its account. Unknown tokens are limited per client address (so guessing
  * is slow), known ones per token.
@@ -22,7 +21,7 @@ const limited = (wait: number) => new AppError('RATE_LIMITED', `rate limit excee
 export async function authenticate(jobs: Clients['jobs'], token: string | undefined, address: string, byAddress: Limiter, byToken: Limiter) {
   const refuse = () => {
     const wait = byAddress.take(address);
-    if (wait) throw limited(wait);
+    if (wait) throw new RateLimitError(wait);
     return new AppError('UNAUTHENTICATED', INVALID);
   };
   if (!token || !/^[A-Za-z0-9]{32}$/.test(token)) throw refuse();
@@ -35,6 +34,6 @@ export async function authenticate(jobs: Clients['jobs'], token: string | undefi
     throw error;
   }
   const wait = byToken.take(tokenHash);
-  if (wait) throw limited(wait);
+  if (wait) throw new RateLimitError(wait);
   return account;
 }

@@ -33,18 +33,23 @@ export function parseQuery(text: string): Record<string, unknown> {
   return out;
 }
 
-/** DECISIONS 1: JSON or form by Content-Type; without one, `{` or `[` means JSON. Multipart for PHP's curl arrays. */
+/** DECISIONS 1: JSON or form by Content-Type; a body starting with `{` or `[` is JSON. Multipart for PHP's curl arrays. */
 export function parseBody(raw: Buffer, contentType: string | undefined): ParsedBody {
   const text = raw.toString('utf8');
   if (!text.trim()) return { fields: {}, json: null };
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'multipart/form-data') return { fields: parseMultipart(text, contentType!), json: null };
   const looksJson = /^\s*[[{]/.test(text);
-  if (type === 'application/json' || type.endsWith('+json') || ((type === '' || type === 'text/plain') && looksJson)) {
+  const declaredJson = type.endsWith('/json') || type.endsWith('+json');
+  // JSON when declared (application/json, text/json, +json) or when it looks like it: clients send
+  // JSON as text/plain, octet-stream, with no type, and (PHP's curl default) even as a form.
+  if (declaredJson || looksJson) {
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
+      // A declared form that merely starts with a bracket is still a form.
+      if (type === 'application/x-www-form-urlencoded') return { fields: parseQuery(text), json: null };
       throw new AppError('MALFORMED_BODY', `request body: malformed JSON (${(error as Error).message})`);
     }
     if (!value || typeof value !== 'object' || Array.isArray(value)) throw new AppError('MALFORMED_BODY', 'request body: JSON must be an object of parameters');
@@ -60,7 +65,8 @@ function parseMultipart(text: string, contentType: string): Record<string, unkno
   for (const part of text.split(`--${boundary}`)) {
     const split = part.indexOf('\r\n\r\n');
     if (split < 0) continue;
-    const name = /name="([^"]*)"/i.exec(part.slice(0, split))?.[1];
+    // `name=`, not the `filename=` that may come first.
+    const name = /(?:^|[;\s])name="([^"]*)"/i.exec(part.slice(0, split))?.[1];
     if (name === undefined) continue;
     const value = part.slice(split + 4).replace(/\r\n$/, '');
     const prior = out[name];

@@ -1,10 +1,9 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AppError } from '../../shared/errors.ts';
-import { GroupDeleteMode, JobAction, type JobSettingsSchema, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { GroupDeleteMode, JobAction, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
-import { validatePayload } from '../../shared/payload.ts';
+import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { accountRecord, groupRecord, jobRecord, logRecord } from './records.ts';
 
@@ -24,72 +23,34 @@ export interface Call {
 
 type Fn = (call: Call, clients: Clients) => Promise<unknown>;
 
-const STRINGS = ['url', 'expression', 'filter', 'timezone', 'username', 'password', 'httpMethod', 'postData', 'httpHeaders', 'userAgent', 'notifyMatch', 'keyword', 'pattern', 'name'] as const;
-const INTS = ['delay', 'timeout', 'instances', 'notifyEvery', 'notifyTime', 'failureThreshold'] as const;
-
-/** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
-export const KNOWN_PARAMS = [...STRINGS, ...INTS, 'notify', 'group', 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority'];
-
-/** The cron_add parameters present in `p`, as proto settings (absent stays absent). */
-export function settingsFrom(p: Params): MessageInitShape<typeof JobSettingsSchema> {
-  const s: Record<string, unknown> = {};
-  for (const name of STRINGS) {
-    const v = name === 'url' || name === 'expression' || name === 'timezone' || name === 'httpMethod' ? p.str(name) : p.strOrClear(name);
-    if (v !== undefined) s[name] = v;
+/** `data` of cron_batch_add: an array, or (from clients that send every value as a string) its JSON text. */
+function batchData(data: unknown): unknown[] {
+  if (typeof data === 'string' && /^\s*\[/.test(data)) {
+    try {
+      data = JSON.parse(data);
+    } catch {
+      throw new AppError('INVALID_PARAMETER', 'data: must be an array of cron_add parameter objects; this text is not valid JSON');
+    }
   }
-  for (const name of INTS) {
-    const v = p.int(name);
-    if (v !== undefined) s[name] = checkInt32(name, v);
-  }
-  if (p.raw('notifyTime') === null) s.notifyTime = 0;
-  const notify = p.bool('notify');
-  if (notify !== undefined) s.notify = notify;
-  const group = p.raw('group') === null ? 0 : p.int('group');
-  if (group !== undefined) {
-    if (group < 0) throw new AppError('INVALID_PARAMETER', `group: must be a group id, or 0 for none; got ${group}`);
-    s.group = BigInt(group);
-  }
-  return s;
+  if (data === undefined || data === null || data === '') throw new AppError('MISSING_PARAMETER', 'data: is required (an array of cron_add parameter objects)');
+  if (!Array.isArray(data)) throw new AppError('INVALID_PARAMETER', 'data: must be an array of cron_add parameter objects');
+  if (data.length === 0) throw new AppError('MISSING_PARAMETER', 'data: must hold at least one cron job');
+  if (data.length > 1000) throw new AppError('LIMIT_EXCEEDED', `data: at most 1000 cron jobs per batch, got ${data.length}`);
+  return data;
 }
 
-const checkInt32 = (name: string, v: number) => {
-  if (Math.abs(v) > 2_147_483_647) throw new AppError('INVALID_PARAMETER', `${name}: ${v} is out of range`);
-  return v;
-};
+/** An error message of the form `url: ...` or `id[2]: ...` (and not already `data...`). */
+const NAMES_PARAMETER = /^(?!data\b)[A-Za-z]+[:[]/;
 
-const runOrder = (p: Params) => {
-  const run = p.int('run');
-  const payload = p.str('payload');
-  if (run === undefined || run <= 0) {
-    if (payload !== undefined) validatePayload(payload, p.str('httpMethod') ?? 'POST');
-    return undefined;
+/** Runs a check on element i of a batch; its error names the element (`data[3].url: ...`). */
+function inElement<T>(i: number, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AppError) throw new AppError(error.kind, `data[${i}]${NAMES_PARAMETER.test(error.message) ? '.' : ': '}${error.message}`);
+    throw error;
   }
-  return { run: BigInt(run), payload };
-};
-
-const id = (p: Params) => {
-  const v = p.requiredInt('id');
-  if (v <= 0) throw new AppError('INVALID_PARAMETER', `id: must be a positive integer, got ${v}`);
-  return BigInt(v);
-};
-
-const ids = (p: Params) => {
-  const list = p.intList('id');
-  if (!list || list.length === 0) throw new AppError('MISSING_PARAMETER', 'id: is required (one id or a list of ids)');
-  if (list.length > 1000) throw new AppError('LIMIT_EXCEEDED', `id: at most 1000 ids per batch, got ${list.length}`);
-  list.forEach((v, i) => {
-    if (v <= 0) throw new AppError('INVALID_PARAMETER', `id[${i}]: must be a positive integer, got ${v}`);
-  });
-  return list.map(BigInt);
-};
-
-const paging = (p: Params, maxLimit: number) => {
-  const page = p.int('page') ?? 1;
-  const limit = p.int('limit') ?? 0;
-  if (page < 1) throw new AppError('INVALID_PARAMETER', `page: must be 1 or more, got ${page}`);
-  if (limit < 0 || limit > maxLimit) throw new AppError('INVALID_PARAMETER', `limit: must be from 1 to ${maxLimit}, got ${limit}`);
-  return { page, limit };
-};
+}
 
 const need = <T>(client: T | undefined, what: string): T => {
   if (!client) throw new AppError('INTERNAL', `the ${what} service is not configured`);
@@ -151,23 +112,22 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   cron_batch_add: async ({ json, accountId, canonical }, c) => {
     if (!json) throw new AppError('INVALID_PARAMETER', 'data: cron_batch_add takes a JSON body: {"data": [{...}, ...]}');
-    const data = new Params([json], canonical).raw('data');
-    if (data === undefined || data === null) throw new AppError('MISSING_PARAMETER', 'data: is required (an array of cron_add parameter objects)');
-    if (!Array.isArray(data)) throw new AppError('INVALID_PARAMETER', 'data: must be an array of cron_add parameter objects');
-    if (data.length === 0) throw new AppError('MISSING_PARAMETER', 'data: must hold at least one cron job');
-    if (data.length > 1000) throw new AppError('LIMIT_EXCEEDED', `data: at most 1000 cron jobs per batch, got ${data.length}`);
-    const elements = data.map((element, i) => {
-      if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', `data[${i}]: must be an object of cron_add parameters`);
-      const p = new Params([element as Record<string, unknown>], canonical);
-      try {
+    const data = batchData(new Params([json], canonical).raw('data'));
+    const elements = data.map((element, i) =>
+      inElement(i, () => {
+        if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
+        const p = new Params([element as Record<string, unknown>], canonical);
         return { settings: settingsFrom(p), run: runOrder(p) ?? { run: 0n } };
-      } catch (error) {
-        if (error instanceof AppError) throw new AppError(error.kind, `data[${i}].${error.message}`);
-        throw error;
-      }
-    });
-    const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run) });
-    return records(jobs, c, accountId);
+      }),
+    );
+    try {
+      const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run) });
+      return records(jobs, c, accountId);
+    } catch (error) {
+      // The jobs service names the element only in batches of two or more; a batch of one says data[0] too.
+      if (data.length === 1 && error instanceof AppError && NAMES_PARAMETER.test(error.message)) throw new AppError(error.kind, `data[0].${error.message}`);
+      throw error;
+    }
   },
   cron_edit: async ({ params, accountId }, c) => {
     const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings: settingsFrom(params), run: runOrder(params) });
@@ -188,9 +148,8 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_batch_delete: action(JobAction.DELETE, false),
   cron_run: async ({ params, accountId }, c) => {
     const jobId = id(params);
-    const time = params.int('time') ?? 0;
-    if (time < 0) throw new AppError('INVALID_PARAMETER', `time: must be a Unix timestamp, got ${time}`);
-    const { at } = await c.jobs.runJob({ accountId, id: jobId, time: BigInt(time), payload: params.str('payload') });
+    const time = runTime(params);
+    const { at } = await c.jobs.runJob({ accountId, id: jobId, time, payload: params.str('payload') });
     return Number(at);
   },
   cron_logs: logs(false),
@@ -198,7 +157,7 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_failures: logs(true),
   cron_next: async ({ params, accountId }, c) => {
     const jobId = id(params);
-    const limit = params.int('limit') ?? 10;
+    const limit = int32(params, 'limit') ?? 10;
     if (limit < 1 || limit > 100) throw new AppError('INVALID_PARAMETER', `limit: must be from 1 to 100, got ${limit}`);
     await c.jobs.getJob({ accountId, id: jobId });
     const { times } = await need(c.planner, 'planner').nextRuns({ accountId, id: jobId, limit });
@@ -218,9 +177,9 @@ export const FUNCTIONS: Record<string, Fn> = {
     return groupRecord(group);
   },
   group_add: async ({ params, accountId }, c) =>
-    groupRecord(await c.jobs.addGroup({ accountId, name: params.requiredStr('name'), priority: params.int('priority') ?? 0 })),
+    groupRecord(await c.jobs.addGroup({ accountId, name: params.requiredStr('name'), priority: int32(params, 'priority') ?? 0 })),
   group_edit: async ({ params, accountId }, c) =>
-    groupRecord(await c.jobs.editGroup({ accountId, id: id(params), name: params.str('name'), priority: params.int('priority') })),
+    groupRecord(await c.jobs.editGroup({ accountId, id: id(params), name: params.str('name'), priority: int32(params, 'priority') })),
   group_delete: groupDelete(GroupDeleteMode.UNGROUP),
   group_vanish: groupDelete(GroupDeleteMode.VANISH),
   group_empty: groupDelete(GroupDeleteMode.EMPTY),

@@ -1,3 +1,15 @@
+import { AppError } from '../../shared/errors.ts';
+
+/** Error 12 from a limiter: its message is ours and safe to show; `retryAfter` feeds the Retry-After header. */
+export class RateLimitError extends AppError {
+  constructor(
+    readonly retryAfter: number,
+    message = `rate limit exceeded; retry in ${retryAfter} second${retryAfter === 1 ? '' : 's'}`,
+  ) {
+    super('RATE_LIMITED', message);
+  }
+}
+
 /**
  * Token buckets per key (DECISIONS 8): `rate` tokens per second up to `burst`. Rate 0 turns the
  * limit off. Buckets idle long enough to be full again are forgotten, so memory stays bounded.

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
 import { createGateway } from './app.ts';
 import type { Clients } from './functions.ts';
@@ -8,6 +9,7 @@ import type { Clients } from './functions.ts';
 export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; log: Logger; host: string; port: number }) {
   const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, log: options.log });
   const server: Server = createServer(app.callback());
+  server.on('clientError', answerClientError);
   // Keep-alive sockets outliving the client's idle timeout cause spurious resets; stay above common defaults.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -25,4 +27,25 @@ export async function startGatewayServer(options: { clients: Clients; rateLimit:
       });
     },
   };
+}
+
+/**
+ * A request Node cannot parse (a URL or headers over its 16 KiB limit, broken HTTP) never reaches
+ * Koa; it still gets the API's envelope (code 13) instead of Node's bare status line.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify({
+    status: 'error',
+    code: 13,
+    message: tooLarge ? 'request line and headers: too large; send long parameters in a POST body' : 'request: malformed HTTP',
+  });
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '413 Payload Too Large' : '400 Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -4,19 +4,15 @@ import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
-import { accountDecider, hashToken, isWellFormedToken, newToken, type Account, type AccountCommand } from './account.ts';
-import { evolveJob, initialJobState, type JobEvent, type JobState } from './cronJob.ts';
+import { createAccountService } from './accountService.ts';
+import { createCommands } from './commands.ts';
 import { decideJob, type JobCommand } from './decide.ts';
-import { groupDecider, type Group, type GroupCommand } from './group.ts';
-import { handleCommand, type Decider } from './handleCommand.ts';
-import { createIdAllocator } from './ids.ts';
-import { compileSchedule, type JobSettings, type SettingsInput } from './jobSettings.ts';
+import { createGroupService } from './groupService.ts';
+import { compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from './jobSettings.ts';
 import type { JobEntry, JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
 export const MAX_PAGE = 1000;
-
-const jobDecider: Decider<JobCommand, JobState, JobEvent> = { initialState: initialJobState, evolve: evolveJob, decide: decideJob };
 
 export interface RunOrder {
   /** Unix seconds: > now schedules the run then; any other value > 0 runs now. */
@@ -38,19 +34,11 @@ async function at<T>(where: string | null, fn: () => T | Promise<T>): Promise<T>
 
 /** The jobs service's use cases, in domain terms. The gRPC edge only translates to and from proto. */
 export function createJobsService(store: EventStore, view: JobsView, clock: Clock) {
-  const ids = createIdAllocator(store);
-  const now = () => clock.now();
-
-  const runJobCommand = async (command: JobCommand) => {
-    const meta = 'accountId' in command ? { accountId: command.accountId } : {};
-    return handleCommand(store, `cronjob-${command.id}`, jobDecider, command, now, meta);
-  };
-
-  const account = (accountId: number): Account => {
-    const found = view.account(accountId);
-    if (!found || found.disabled) throw new AppError('UNAUTHENTICATED', 'Invalid API token, user not found.');
-    return found;
-  };
+  const commands = createCommands(store, view, clock);
+  const { now, ids, settle } = commands;
+  const runJobCommand = commands.job;
+  const accounts = createAccountService(store, view, commands);
+  const { account } = accounts;
 
   const checkGroup = (accountId: number, input: SettingsInput) => {
     if (input.group !== undefined && input.group !== null && input.group !== 0 && !view.group(accountId, input.group)) {
@@ -72,12 +60,13 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       return entry;
     });
 
-  const settle = async (positions: (bigint | null)[]) => {
-    const last = positions.reduce<bigint | null>((max, p) => (p !== null && (max === null || p > max) ? p : max), null);
-    await view.waitFor(last);
-  };
+  /** The view's entry, also for a job deleted a moment ago (cron_delete returns the record). */
+  const fresh = (id: number, accountId: number): JobEntry => view.job(accountId, id) ?? view.anyJob(id)!;
 
   return {
+    ...accounts,
+    ...createGroupService(view, commands, account, fresh),
+
     async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[]): Promise<JobEntry[]> {
       const owner = account(accountId);
       if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'data: at least one cron job is required');
@@ -110,7 +99,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     },
 
     async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: RunOrder | null): Promise<JobEntry[]> {
-      account(accountId);
+      const owner = account(accountId);
       let entries: JobEntry[];
       if ('groupId' in target) {
         if (!view.group(accountId, target.groupId)) throw new AppError('NOT_FOUND', `group ${target.groupId} not found`);
@@ -120,9 +109,14 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         entries = liveJobs(accountId, target.ids);
       }
       checkGroup(accountId, input);
+      // Validate everything against every job before writing anything: a failed edit changes nothing.
+      if (entries.length === 0) resolveSettings({ ...defaultSettings(owner.timezone), url: 'http://example.com/' }, input, 0);
       for (const entry of entries) {
-        decideJob({ type: 'EditJob', id: entry.job.id, accountId, input }, entry.job, now());
-        if (run) runOrderCommand(accountId, entry.job.id, run, input.httpMethod ?? entry.job.settings.httpMethod);
+        const [edited] = decideJob({ type: 'EditJob', id: entry.job.id, accountId, input }, entry.job, now());
+        if (!run) continue;
+        const method = edited?.type === 'JobEdited' ? (edited.data.changes.httpMethod ?? entry.job.settings.httpMethod) : entry.job.settings.httpMethod;
+        // The run is decided too: a disabled job refuses it (6) before the edit is stored.
+        decideJob(runOrderCommand(accountId, entry.job.id, run, method), entry.job, now());
       }
       const positions = await Promise.all(
         entries.map(async ({ job }) => {
@@ -148,21 +142,19 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           throw error;
         }
       };
-      const commands: JobCommand[] = entries.map(({ job }) => {
+      // A repeated id is acted on once (deleting it twice would fail the second time); answers stay in request order.
+      const unique = [...new Map(entries.map((e) => [e.job.id, e])).values()];
+      const toRun: JobCommand[] = unique.map(({ job }) => {
         const id = job.id;
         if (action === 'enable') return { type: 'EnableJob', id, accountId };
         if (action === 'disable') return { type: 'DisableJob', id, accountId };
         if (action === 'delete') return { type: 'DeleteJob', id, accountId };
         return { type: 'PauseJob', id, accountId, until: pauseUntil(job.settings.timezone) };
       });
-      const positions = await Promise.all(commands.map(async (c) => (await runJobCommand(c)).position));
+      for (const c of toRun) decideJob(c, view.job(accountId, c.id)!.job, now());
+      const positions = await Promise.all(toRun.map(async (c) => (await runJobCommand(c)).position));
       await settle(positions);
-      return entries.map(({ job }) => this.fresh(job.id, job.accountId));
-    },
-
-    /** The view's entry, also for a job deleted a moment ago (cron_delete returns the record). */
-    fresh(id: number, accountId: number): JobEntry {
-      return view.job(accountId, id) ?? view.anyJob(id)!;
+      return entries.map(({ job }) => fresh(job.id, job.accountId));
     },
 
     getJob(accountId: number, id: number): JobEntry {
@@ -214,83 +206,12 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       if (!entry || entry.job.deleted) return;
       const kind = manual ? null : scheduleKind(entry.job.settings, jobId);
       const oneTimeDone = kind === 'one-time' || kind === 'timestamp';
+      // The common case, a success with nothing to reset, changes nothing: skip loading the stream.
+      if (succeeded && entry.job.fail === 0 && !oneTimeDone) return;
       const result = await runJobCommand({ type: 'RecordExecution', id: jobId, runId, succeeded, oneTimeDone });
       await view.waitFor(result.position);
     },
-
-    // Groups
-    async addGroup(accountId: number, name: string, priority: number): Promise<Group> {
-      account(accountId);
-      const [id] = await ids.allocate('group', 1);
-      return groupCommand({ type: 'CreateGroup', id, accountId, name, priority });
-    },
-    async editGroup(accountId: number, id: number, name: string | undefined, priority: number | undefined): Promise<Group> {
-      account(accountId);
-      return groupCommand({ type: 'EditGroup', id, accountId, name, priority });
-    },
-    getGroup(accountId: number, id: number): Group {
-      account(accountId);
-      const group = view.group(accountId, id);
-      if (!group) throw new AppError('NOT_FOUND', `group ${id} not found`);
-      return group;
-    },
-    listGroups(accountId: number, name: string | null): Group[] {
-      account(accountId);
-      return view.groupsOf(accountId).filter((g) => name === null || g.name === name);
-    },
-    async deleteGroup(accountId: number, id: number, mode: 'ungroup' | 'vanish' | 'empty'): Promise<JobEntry[]> {
-      const group = this.getGroup(accountId, id);
-      const members = view.jobsOf(accountId, (e) => e.job.settings.group === group.id);
-      const positions = await Promise.all(
-        members.map(async ({ job }) =>
-          (await runJobCommand(mode === 'ungroup' ? { type: 'EditJob', id: job.id, accountId, input: { group: 0 } } : { type: 'DeleteJob', id: job.id, accountId })).position,
-        ),
-      );
-      if (mode !== 'empty') positions.push((await handleCommand(store, `group-${id}`, groupDecider, { type: 'DeleteGroup', id, accountId } as GroupCommand, now, { accountId })).position);
-      await settle(positions);
-      return members.map(({ job }) => this.fresh(job.id, accountId));
-    },
-    groupJobCount: (accountId: number, id: number) => view.groupJobCount(accountId, id),
-
-    // Accounts
-    authenticate(tokenHash: string): Account {
-      const found = view.accountByTokenHash(tokenHash);
-      if (!found || found.disabled || found.tokenHash !== tokenHash) throw new AppError('UNAUTHENTICATED', 'Invalid API token, user not found.');
-      return found;
-    },
-    getAccount: (id: number) => account(id),
-    async editAccount(id: number, timezone: string): Promise<Account> {
-      account(id);
-      return accountCommand({ type: 'EditAccount', id, timezone: timezone.trim() });
-    },
-    async createAccount(name: string, timezone: string, token: string | null, jobLimit: number): Promise<{ account: Account; token: string }> {
-      if (token !== null && !isWellFormedToken(token)) throw new AppError('INVALID_PARAMETER', 'token: must be exactly 32 characters from A-Z, a-z, 0-9');
-      const secret = token ?? newToken();
-      if (view.accountByTokenHash(hashToken(secret))) throw new AppError('INVALID_PARAMETER', 'token: already in use');
-      const [id] = await ids.allocate('account', 1);
-      const created = await accountCommand({ type: 'CreateAccount', id, name: name.trim() || `account ${id}`, timezone: timezone || 'UTC', tokenHash: hashToken(secret), jobLimit });
-      return { account: created, token: secret };
-    },
-    listAccounts: () => view.allAccounts(),
-    async rotateToken(id: number): Promise<{ account: Account; token: string }> {
-      const secret = newToken();
-      const rotated = await accountCommand({ type: 'RotateToken', id, tokenHash: hashToken(secret) });
-      return { account: rotated, token: secret };
-    },
-    disableAccount: (id: number) => accountCommand({ type: 'DisableAccount', id }),
   };
-
-  async function groupCommand(command: GroupCommand): Promise<Group> {
-    const result = await handleCommand(store, `group-${command.id}`, groupDecider, command, now, { accountId: command.accountId });
-    await view.waitFor(result.position);
-    return result.state!;
-  }
-
-  async function accountCommand(command: AccountCommand): Promise<Account> {
-    const result = await handleCommand(store, `account-${command.id}`, accountDecider, command, now);
-    await view.waitFor(result.position);
-    return result.state!;
-  }
 }
 
 export type JobsService = ReturnType<typeof createJobsService>;
@@ -306,6 +227,6 @@ function scheduleKind(settings: JobSettings, jobId: number) {
 function maskPassword(data: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(data));
   if (copy?.settings?.password) copy.settings.password = '********';
-  if (copy?.changes?.password !== undefined) copy.changes.password = '********';
+  if (copy?.changes?.password) copy.changes.password = '********';
   return copy;
 }

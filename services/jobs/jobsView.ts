@@ -34,6 +34,30 @@ export class JobsView {
     await this.subscription?.close();
   }
 
+  /**
+   * Brings the view up to what the store holds now (of `category`, or everything), instead of at
+   * the next poll: for reads that must not lag another process's write, such as a new token.
+   */
+  async catchUp(store: EventStore, category?: string): Promise<void> {
+    let last: bigint | null = null;
+    let fail!: (error: unknown) => void;
+    const failed = new Promise<never>((_, reject) => (fail = reject));
+    failed.catch(() => undefined);
+    const probe = store.subscribe(
+      { fromPosition: this.position >= 0n ? this.position : undefined, category },
+      (event) => {
+        last = event.position;
+      },
+      (error) => fail(error),
+    );
+    try {
+      await Promise.race([probe.caughtUp, failed]);
+    } finally {
+      await probe.close();
+    }
+    await this.waitFor(last);
+  }
+
   /** Resolves once the view has applied everything up to `position` (read-your-writes after a command). */
   waitFor(position: bigint | null): Promise<void> {
     if (position === null || this.position >= position) return Promise.resolve();

@@ -10,6 +10,8 @@ import type { RunOrder } from './catchUp.ts';
  */
 export interface Outgoing {
   order: RunOrder;
+  /** The bus de-duplication id; the run id when absent. */
+  msgId?: string;
   subject: string;
   encode: () => Uint8Array;
 }
@@ -127,7 +129,7 @@ export class Dispatcher {
     const { order } = item;
     let publishing: Promise<{ duplicate: boolean }>;
     try {
-      publishing = this.bus.publish(item.subject, item.encode(), { msgId: order.runId });
+      publishing = this.bus.publish(item.subject, item.encode(), { msgId: item.msgId ?? order.runId });
     } catch (error) {
       publishing = Promise.reject(error);
     }

@@ -8,7 +8,7 @@ import type { RunOrder } from './catchUp.ts';
  * executor needs to call the job (taken when the run falls due, so an edit made before then
  * counts and one made after does not).
  */
-export function toDueRun(job: CronJob, order: RunOrder): DueRun {
+export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0): DueRun {
   const s = job.settings;
   return create(DueRunSchema, {
     runId: order.runId,
@@ -33,7 +33,8 @@ export function toDueRun(job: CronJob, order: RunOrder): DueRun {
     missed: order.missed,
     lateByMs: BigInt(Math.max(0, Math.round(order.lateByMs))),
     manual: order.manual,
+    plannedAt: BigInt(plannedAt),
   });
 }
 
-export const encodeDueRun = (job: CronJob, order: RunOrder): Uint8Array => toBinary(DueRunSchema, toDueRun(job, order));
+export const encodeDueRun = (job: CronJob, order: RunOrder, plannedAt = 0): Uint8Array => toBinary(DueRunSchema, toDueRun(job, order, plannedAt));

@@ -22,7 +22,7 @@ try {
   process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}` });
+const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, leadMs: config.TOCK_DISPATCH_LEAD_MS });
 onShutdown(log, async () => {
   await server.stop();
   await bus.close();

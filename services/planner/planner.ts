@@ -2,7 +2,7 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
 import type { Logger } from '../../shared/log.ts';
-import { dueRunSubject, ensureTopology } from '../../shared/topology.ts';
+import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../jobs/cronJob.ts';
 import { catchUp, owedSince, queuedRun, scheduledRun, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
@@ -23,6 +23,12 @@ export interface PlannerOptions {
   concurrency?: number;
   /** How often the watermark is recorded. Default 1 s. */
   watermarkEveryMs?: number;
+  /**
+   * Runs are put on the bus this long before they are due; executors hold them and fire at the
+   * instant, so the work of planning, publishing and decoding is done before the top of a second
+   * or minute, not during it. A job change sends a cancel notice for runs already out. Default 0.
+   */
+  leadMs?: number;
 }
 
 /** An occurrence to commit (and publish unless delayed), a delayed run to publish, or a queued cron_run. */
@@ -32,7 +38,10 @@ const QUEUED = 2;
 /** Entries fired per macrotask when many fall due at once. */
 const DRAIN_CHUNK = 256;
 interface Entry {
+  /** When the heap fires it: `due` minus the lead. */
   at: number;
+  /** When the run is due. */
+  due: number;
   jobId: number;
   version: number;
   kind: typeof TICK | typeof DELAYED | typeof QUEUED;
@@ -60,10 +69,14 @@ export class Planner {
   private watermarkTimer: (() => void) | null = null;
   private watermark: Watermark | null = null;
   private writing: Promise<void> | null = null;
+  private readonly leadMs: number;
+  /** Jobs with runs on the bus that are not due yet: job id -> the latest such due time. */
+  private readonly ahead = new Map<number, number>();
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
+    this.leadMs = Math.max(0, options.leadMs ?? 0);
     this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
   }
 
@@ -160,6 +173,9 @@ export class Planner {
 
   private replan(change: PlanChange) {
     if (change.kind === 'none') return;
+    const cancelled = change.kind !== 'queued' && this.cancelAhead(change.kind === 'removed' ? change.jobId : change.plan.job.id);
+    // Runs already out were cancelled: plan again from the change, so those still due go out anew.
+    if (cancelled && change.kind === 'replan') change.plan.cursor = change.plan.since;
     if (change.kind === 'removed') this.heap.invalidated();
     else if (change.kind === 'queued') this.heap.push({ ...this.entry(change.plan, QUEUED, change.run.runAt, change.run.runAt), runId: change.run.runId });
     else {
@@ -170,8 +186,25 @@ export class Planner {
     this.arm();
   }
 
-  private entry(plan: JobPlan, kind: Entry['kind'], at: number, occurrence: number): Entry {
-    return { at, jobId: plan.job.id, version: plan.version, kind, occurrence, runId: null };
+  private entry(plan: JobPlan, kind: Entry['kind'], due: number, occurrence: number): Entry {
+    return { at: due - this.leadMs, due, jobId: plan.job.id, version: plan.version, kind, occurrence, runId: null };
+  }
+
+  /**
+   * Runs already on the bus ahead of their time were planned from the job as it was: executors
+   * drop those of this job planned before now. The re-plan publishes the still-valid ones again
+   * under a new message id (the plan's `since` is part of it).
+   */
+  private cancelAhead(jobId: number): boolean {
+    const until = this.ahead.get(jobId);
+    if (until === undefined) return false;
+    const now = this.options.clock.now();
+    this.ahead.delete(jobId);
+    if (until <= now) return false;
+    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now })).catch((error) =>
+      this.options.log.warn('cancel notice not sent', { jobId, error }),
+    );
+    return true;
   }
 
   private isCurrent(e: Entry): boolean {
@@ -248,13 +281,13 @@ export class Planner {
         return;
       }
       plan.cursor = Math.max(plan.cursor, e.occurrence);
-      if (p <= now) this.enqueue(plan, scheduledRun(plan, e.occurrence, p));
+      if (p <= now + this.leadMs) this.enqueue(plan, scheduledRun(plan, e.occurrence, p));
       else this.heap.push(this.entry(plan, DELAYED, p, e.occurrence));
       const next = nextTick(plan);
       if (next !== null) this.heap.push(this.entry(plan, TICK, next, next));
     } else if (e.kind === DELAYED) {
-      // The occurrence has happened; its delayed run still needs the job runnable now.
-      if (isRunnableAt(plan.job, now)) this.enqueue(plan, scheduledRun(plan, e.occurrence, e.at));
+      // The occurrence has happened; its delayed run still needs the job runnable when it runs.
+      if (isRunnableAt(plan.job, Math.max(now, e.due))) this.enqueue(plan, scheduledRun(plan, e.occurrence, e.due));
     } else {
       const q = plan.queued?.find((r) => r.runId === e.runId);
       if (!q) return;
@@ -266,7 +299,11 @@ export class Planner {
   private enqueue(plan: JobPlan, order: RunOrder) {
     // The job state is immutable (evolveJob returns new objects): holding it is the snapshot.
     const job = plan.job;
-    this.dispatcher.enqueue({ order, subject: dueRunSubject(job.id), encode: () => encodeDueRun(job, order) });
+    const plannedAt = this.options.clock.now();
+    if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
+    // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
+    const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: () => encodeDueRun(job, order, plannedAt) });
   }
 
   private scheduleWatermark() {

@@ -17,6 +17,8 @@ export type PlanChange =
   /** Deleted: forget it. */
   | { kind: 'removed'; jobId: number };
 
+/** What an executor's request is built from (the DueRun's target snapshot). */
+const TARGET_FIELDS = ['url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'password', 'userAgent', 'timeout', 'instances', 'keyword', 'pattern'] as const;
 const NONE: PlanChange = { kind: 'none' };
 const SCHEDULE_FIELDS = ['expression', 'timezone', 'filter'] as const satisfies readonly (keyof JobSettings)[];
 /** Compiled schedules shared between jobs; cleared when it grows past this many. */
@@ -73,7 +75,11 @@ export class ScheduleProjection {
     switch (event.type) {
       case 'JobEdited': {
         const { changes } = event.data;
-        if (!SCHEDULE_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f])) return NONE;
+        if (!SCHEDULE_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f])) {
+          // Runs put on the bus ahead of time carry the old request: re-plan (same chain) to replace them.
+          const retarget = TARGET_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f]);
+          return retarget ? this.replan(plan, at, fresh) : NONE;
+        }
         // A new schedule starts over from the edit: an interval's first run is the expression
         // applied to the edit time (DECISIONS 5), and the change takes effect for the next run.
         plan.schedule = this.compile(plan.job);

@@ -17,6 +17,8 @@ export interface StartPlannerOptions {
   address: string;
   /** Catch-up threshold at start (default 10 s): runs missed by less are published one by one, older ones collapse into one late run per job. */
   misfireMs?: number;
+  /** Put runs on the bus this long before they are due (default 0; see PlannerOptions.leadMs). */
+  leadMs?: number;
 }
 
 /**

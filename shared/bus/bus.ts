@@ -82,6 +82,8 @@ export interface Bus {
    * throws gets its message nak'ed. Messages neither acked nor nak'ed are redelivered after ackWaitMs.
    */
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  /** Live fan-out of a message no stream keeps (a notice): only current subscribers get it, at most once. */
+  notify(subject: string, data: Uint8Array): Promise<void>;
   /** Live fan-out, nothing persisted: every subscriber gets each message published (or published to a stream) after it subscribed. */
   subscribe(subject: string, handler: (subject: string, data: Uint8Array, headers: Record<string, string>) => void): Promise<{ unsubscribe(): Promise<void> }>;
   close(): Promise<void>;

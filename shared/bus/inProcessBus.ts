@@ -372,6 +372,15 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
       return consumer;
     },
 
+    async notify(subject, data) {
+      assertOpen(`notify "${subject}"`);
+      const subjectTokens = tokens(subject);
+      const copy = data.slice();
+      for (const sub of subscribers) {
+        if (matches(sub.pattern, subjectTokens)) queueMicrotask(() => sub.deliver(subject, copy, {}));
+      }
+    },
+
     async subscribe(subject, handler) {
       assertOpen(`subscribe to "${subject}"`);
       const sub = {

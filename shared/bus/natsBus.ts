@@ -187,6 +187,14 @@ export async function connectNatsBus(url: string, options: { name?: string } = {
       return consumer;
     },
 
+    async notify(subject, data) {
+      try {
+        nc.publish(subject, data);
+      } catch (e) {
+        throw busError(`notify "${subject}"`, e);
+      }
+    },
+
     async subscribe(subject, handler) {
       try {
         const sub = nc.subscribe(subject, {

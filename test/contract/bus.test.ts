@@ -27,6 +27,7 @@ if (process.env.TOCK_SKIP_NATS === '1') {
       ensureStream: (config) => (streams.add(config.name), inner.ensureStream(config)),
       publish: (...args) => inner.publish(...args),
       consume: (...args) => inner.consume(...args),
+      notify: (...args) => inner.notify(...args),
       subscribe: (...args) => inner.subscribe(...args),
       close: () => inner.close(),
     };

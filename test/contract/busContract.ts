@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Bus, BusMessage, ConsumerOptions, StreamConfig } from '../../shared/bus/bus.ts';
 
@@ -301,6 +302,16 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       await bus.publish(s.subject('c.x'), enc('3'));
       await until(() => all.length === 3, 'the message after unsubscribe');
       expect(one).to.have.length(1);
+    });
+
+    it('delivers a notice on a subject no stream holds to live subscribers only, storing nothing', async () => {
+      const subject = `notice.${randomUUID().slice(0, 8)}`;
+      const got: string[] = [];
+      await bus.notify(`${subject}.early`, enc('nobody listens'));
+      await bus.subscribe(`${subject}.*`, (subj, data) => got.push(`${subj}=${dec(data)}`));
+      await bus.notify(`${subject}.a`, enc('hello'));
+      await until(() => got.length === 1, 'the notice');
+      expect(got).to.deep.equal([`${subject}.a=hello`]);
     });
   });
 }

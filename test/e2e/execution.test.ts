@@ -39,6 +39,21 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     expect(times.size, 'no occurrence called twice').to.equal(hits('/every-second').length);
   });
 
+  it('a pause or an edit takes effect for the next occurrence, though runs go out ahead of time', async () => {
+    const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/edited`, expression: '* * * * * *' }));
+    await waitFor(() => hits('/edited').length >= 2, 8000, '2 runs');
+    await ok(system.api.call('cron_edit', { id: job.id, url: `${target.url}/moved` }));
+    const edited = Date.now();
+    await waitFor(() => hits('/moved').length >= 2, 8000, '2 runs at the new URL');
+    expect(hits('/edited').filter((r) => Number(r.headers['x-tock-scheduled-time']) * 1000 > edited), 'old URL after the edit').to.deep.equal([]);
+    await ok(system.api.call('cron_pause', { id: job.id }));
+    const paused = Date.now();
+    await new Promise((r) => setTimeout(r, 2500));
+    const after = hits('/moved').filter((r) => Number(r.headers['x-tock-scheduled-time']) * 1000 > paused);
+    expect(after, 'runs after the pause').to.deep.equal([]);
+    await ok(system.api.call('cron_delete', { id: job.id }));
+  });
+
   it('runs cron_run now with a payload, without touching the schedule', async () => {
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/manual?x=1`, expression: 'manual', httpMethod: 'POST' }));
     const at = await ok<number>(system.api.call('cron_run', { id: job.id, payload: '{"ts":"__timestamp__"}' }));

@@ -96,11 +96,14 @@ describe('planner: schedule projection', () => {
       expect(p.nextRuns(7, 2, T0, 1)).to.have.length(1);
     });
 
-    it('failure counting does not re-plan; a URL edit does not re-plan either', () => {
+    it('failure counting and a name edit do not re-plan; a URL edit re-plans on the same chain (runs out ahead carry the old URL)', () => {
       const p = project([[1, jobCreated(1, T0, { expression: '* * * * *' })]]);
       expect(p.apply(1, failureCounted(T0 + 1, 1), 5n).kind).to.equal('none');
-      expect(p.apply(1, jobEdited(T0 + 2, { url: 'http://127.0.0.1/new' }), 6n).kind).to.equal('none');
+      expect(p.apply(1, jobEdited(T0 + 2, { name: 'renamed' }), 6n).kind).to.equal('none');
+      const anchor = p.get(1)!.anchor;
+      expect(p.apply(1, jobEdited(T0 + 2, { url: 'http://127.0.0.1/new' }), 6n).kind).to.equal('replan');
       expect(p.get(1)!.job.settings.url).to.equal('http://127.0.0.1/new');
+      expect(p.get(1)!.anchor).to.equal(anchor);
       expect(p.apply(1, jobEdited(T0 + 3, { expression: '*/2 * * * *' }), 7n).kind).to.equal('replan');
     });
   });

@@ -1,0 +1,95 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { AppError } from '../../shared/errors.ts';
+import type { JobSettingsSchema } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { validatePayload } from '../../shared/payload.ts';
+import type { Params } from './params.ts';
+
+/**
+ * The typed inputs of the API functions, read from Params and checked as far as the gateway can
+ * (types, int32 ranges the wire needs); the domain rules live in the jobs service.
+ */
+
+const STRINGS = ['url', 'expression', 'filter', 'timezone', 'username', 'password', 'httpMethod', 'postData', 'httpHeaders', 'userAgent', 'notifyMatch', 'keyword', 'pattern', 'name'] as const;
+// Fields with no "empty" value: an empty string means "not given" (form clients send every field).
+const NOT_CLEARABLE = new Set(['url', 'expression', 'timezone', 'httpMethod']);
+const INTS = ['delay', 'timeout', 'instances', 'notifyEvery', 'notifyTime', 'failureThreshold'] as const;
+
+/** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
+export const KNOWN_PARAMS = [...STRINGS, ...INTS, 'notify', 'group', 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority'];
+
+const INT32_MAX = 2_147_483_647;
+/** 9999-12-31T23:59:59Z: any larger "Unix timestamp" is a mistake, and would lose precision in ms. */
+const MAX_UNIX = 253_402_300_799;
+
+/** An integer parameter that travels as int32: out of range is error 3, not a wire failure. */
+export function int32(p: Params, name: string): number | undefined {
+  const v = p.int(name);
+  if (v !== undefined && Math.abs(v) > INT32_MAX) throw new AppError('INVALID_PARAMETER', `${name}: ${v} is out of range`);
+  return v;
+}
+
+/** The cron_add parameters present in `p`, as proto settings (absent stays absent). */
+export function settingsFrom(p: Params): MessageInitShape<typeof JobSettingsSchema> {
+  const s: Record<string, unknown> = {};
+  for (const name of STRINGS) {
+    const v = NOT_CLEARABLE.has(name) ? p.str(name) : p.strOrClear(name);
+    if (v !== undefined && !(NOT_CLEARABLE.has(name) && v.trim() === '')) s[name] = v;
+  }
+  for (const name of INTS) {
+    const v = int32(p, name);
+    if (v !== undefined) s[name] = v;
+  }
+  if (p.raw('notifyTime') === null) s.notifyTime = 0;
+  const notify = p.bool('notify');
+  if (notify !== undefined) s.notify = notify;
+  const group = p.raw('group') === null ? 0 : p.int('group');
+  if (group !== undefined) {
+    if (group < 0) throw new AppError('INVALID_PARAMETER', `group: must be a group id, or 0 for none; got ${group}`);
+    s.group = BigInt(group);
+  }
+  return s;
+}
+
+/** `run` (and its `payload`) on cron_add / cron_edit: an extra run, or undefined for none. */
+export function runOrder(p: Params) {
+  const run = p.int('run');
+  const payload = p.str('payload');
+  if (run !== undefined && run > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `run: must be 1 (now) or a Unix timestamp in seconds, got ${run}`);
+  if (run === undefined || run <= 0) {
+    if (payload !== undefined) validatePayload(payload, p.str('httpMethod') ?? 'POST');
+    return undefined;
+  }
+  return { run: BigInt(run), payload };
+}
+
+/** `time` of cron_run: absent, 0 or past means now. */
+export function runTime(p: Params): bigint {
+  const time = p.int('time') ?? 0;
+  if (time < 0 || time > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `time: must be a Unix timestamp in seconds, got ${time}`);
+  return BigInt(time);
+}
+
+export function id(p: Params): bigint {
+  const v = p.requiredInt('id');
+  if (v <= 0) throw new AppError('INVALID_PARAMETER', `id: must be a positive integer, got ${v}`);
+  return BigInt(v);
+}
+
+export function ids(p: Params): bigint[] {
+  const list = p.intList('id');
+  if (!list || list.length === 0) throw new AppError('MISSING_PARAMETER', 'id: is required (one id or a list of ids)');
+  if (list.length > 1000) throw new AppError('LIMIT_EXCEEDED', `id: at most 1000 ids per batch, got ${list.length}`);
+  list.forEach((v, i) => {
+    if (v <= 0) throw new AppError('INVALID_PARAMETER', `id[${i}]: must be a positive integer, got ${v}`);
+  });
+  return list.map(BigInt);
+}
+
+/** `page` (from 1) and `limit` (0: the function's default, at most maxLimit). */
+export function paging(p: Params, maxLimit: number) {
+  const page = p.int('page') ?? 1;
+  const limit = p.int('limit') ?? 0;
+  if (page < 1 || page > INT32_MAX) throw new AppError('INVALID_PARAMETER', `page: must be from 1 to ${INT32_MAX}, got ${page}`);
+  if (limit < 0 || limit > maxLimit) throw new AppError('INVALID_PARAMETER', `limit: must be from 1 to ${maxLimit}, got ${limit}`);
+  return { page, limit };
+}

@@ -1,0 +1,57 @@
+import type { Clock } from '../../shared/clock.ts';
+import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { accountDecider, type AccountCommand } from './account.ts';
+import { evolveJob, initialJobState, type JobEvent, type JobState } from './cronJob.ts';
+import { decideJob, type JobCommand } from './decide.ts';
+import { groupDecider, type GroupCommand } from './group.ts';
+import { handleCommand, type Decider, type Handled } from './handleCommand.ts';
+import { createIdAllocator } from './ids.ts';
+import type { JobsView } from './jobsView.ts';
+
+const jobDecider: Decider<JobCommand, JobState, JobEvent> = { initialState: initialJobState, evolve: evolveJob, decide: decideJob };
+
+// Across processes the optimistic retry in handleCommand is what keeps updates; it gets room for
+// a burst of writers from several processes at once.
+const MAX_ATTEMPTS = 20;
+
+/**
+ * Runs commands against their streams. Within this process, commands on one stream wait for each
+ * other instead of racing into revision conflicts; across processes (several jobs services on one
+ * store) the expected-revision append and retry decide, so no update is lost either way.
+ */
+export function createCommands(store: EventStore, view: JobsView, clock: Clock) {
+  const tails = new Map<string, Promise<unknown>>();
+  const now = () => clock.now();
+
+  const serialized = <T>(stream: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(stream) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(stream, tail);
+    void tail.then(() => {
+      if (tails.get(stream) === tail) tails.delete(stream);
+    });
+    return run;
+  };
+
+  const run = <C, S, E extends { type: string; data: object }>(stream: string, decider: Decider<C, S, E>, command: C, metadata: Record<string, unknown>): Promise<Handled<S, E>> =>
+    serialized(stream, () => handleCommand(store, stream, decider, command, now, metadata, MAX_ATTEMPTS));
+
+  return {
+    now,
+    ids: createIdAllocator(store),
+    /** Every change to a job records who asked (the account) in the event's metadata: the audit trail. */
+    job: (command: JobCommand) => run(`cronjob-${command.id}`, jobDecider, command, 'accountId' in command ? { accountId: command.accountId } : {}),
+    group: (command: GroupCommand) => run(`group-${command.id}`, groupDecider, command, { accountId: command.accountId }),
+    account: (command: AccountCommand) => run(`account-${command.id}`, accountDecider, command, {}),
+    /** Resolves once the view has applied the last of these positions (read-your-writes). */
+    settle: async (positions: (bigint | null)[]) => {
+      const last = positions.reduce<bigint | null>((max, p) => (p !== null && (max === null || p > max) ? p : max), null);
+      await view.waitFor(last);
+    },
+  };
+}
+
+export type Commands = ReturnType<typeof createCommands>;

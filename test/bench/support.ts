@@ -1,0 +1,29 @@
+import { Agent, request } from 'undici';
+
+export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+
+export function figures(latenessMs: number[]) {
+  const sorted = [...latenessMs].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] };
+}
+
+export const fmt = (f: { n: number; p50: number; p99: number; max: number }) => `n=${f.n} p50 ${f.p50.toFixed(0)} ms, p99 ${f.p99.toFixed(0)} ms, max ${f.max.toFixed(0)} ms`;
+
+/**
+ * The yardstick: undici alone firing `count` GETs at `url` at one instant (connections warmed
+ * first, as Tock's executor keeps them), lateness measured where the target receives them.
+ */
+export async function rawBurst(url: string, count: number, at: number) {
+  const agent = new Agent({ connections: 256, pipelining: 1, keepAliveTimeout: 60_000 });
+  await Promise.all(Array.from({ length: 256 }, (_, i) => request(`${url}/warm/${i}`, { dispatcher: agent }).then((r) => r.body.dump())));
+  await new Promise((r) => setTimeout(r, at - Date.now()));
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      request(`${url}/raw/${i}`, { dispatcher: agent, headers: { 'x-tock-scheduled-time': String(at / 1000) } }).then((r) => r.body.dump()),
+    ),
+  );
+  const drainMs = Date.now() - started;
+  await agent.close();
+  return { drainMs };
+}

@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import { decodeCancel, RUN_CANCEL_SUBJECTS } from '../../../shared/topology.ts';
+import { jobCreated, jobEdited, jobPaused, MINUTE, SECOND, T0 } from '../../unit/planner/jobEvents.ts';
+import { world } from './harness.ts';
+
+describe('planner lead: runs go out ahead of their instant, a job change cancels them', () => {
+  let w: Awaited<ReturnType<typeof world>>;
+  beforeEach(async () => (w = await world()));
+  afterEach(async () => w.close());
+
+  it('publishes leadMs early, carrying the real due instant and when it was planned', async () => {
+    await w.append(1, jobCreated(1, T0, { expression: '* * * * *' }));
+    await w.startPlanner({ leadMs: 2 * SECOND });
+    await w.advance(MINUTE - 2 * SECOND - 1);
+    expect(w.take()).to.deep.equal([]);
+    await w.advance(1);
+    const [r] = w.take();
+    expect(r.run.runId).to.equal(`1:${T0 + MINUTE}`);
+    expect(r.run.scheduledAt).to.equal(BigInt(T0 + MINUTE));
+    expect(r.run.plannedAt).to.equal(BigInt(T0 + MINUTE - 2 * SECOND));
+  });
+
+  it('sends a cancel notice when a job with runs out ahead changes, and re-publishes what is still due', async () => {
+    const notices: ReturnType<typeof decodeCancel>[] = [];
+    await w.bus.subscribe(RUN_CANCEL_SUBJECTS, (_s, data) => notices.push(decodeCancel(data)));
+    await w.append(2, jobCreated(2, T0, { expression: '* * * * *', url: 'http://one.test/' }));
+    await w.startPlanner({ leadMs: 5 * SECOND });
+    await w.advance(MINUTE - 5 * SECOND);
+    expect(w.take().map((r) => r.run.target!.url)).to.deep.equal(['http://one.test/']);
+
+    // Edited 3 s before the run: the run already out is stale; the edited one goes out anew.
+    await w.advance(2 * SECOND);
+    await w.append(2, jobEdited(w.clock.now(), { url: 'http://two.test/' }));
+    await w.settle();
+    expect(notices).to.deep.equal([{ jobId: 2, before: T0 + MINUTE - 3 * SECOND }]);
+    const again = w.take();
+    expect(again.map((r) => [r.run.runId, r.run.target!.url])).to.deep.equal([[`2:${T0 + MINUTE}`, 'http://two.test/']]);
+    expect(Number(again[0].run.plannedAt)).to.be.at.least(T0 + MINUTE - 3 * SECOND);
+
+    // Paused before the next run goes out: no notice needed, nothing published.
+    await w.advance(50 * SECOND);
+    await w.append(2, jobPaused(w.clock.now(), null));
+    await w.advance(MINUTE);
+    expect(w.take()).to.deep.equal([]);
+    expect(notices).to.have.length(1);
+  });
+});
