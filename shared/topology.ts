@@ -48,7 +48,9 @@ export const executionSubject = (accountId: number, jobId: number, outcome: Outc
 
 /** Durable consumers. Replicas of a service share one durable and so split its messages. */
 export const CONSUMERS = {
-  executors: { stream: 'RUNS', durable: 'executors', ackWaitMs: 30_000, maxAckPending: 20_000 },
+  // Short: a due run held by an executor that died (kill -9) comes back within seconds, not minutes;
+  // a live executor extends it (working()) while it holds a run or waits for a slow target.
+  executors: { stream: 'RUNS', durable: 'executors', ackWaitMs: 5_000, maxAckPending: 20_000 },
   logs: { stream: 'EXECUTIONS', durable: 'logs', ackWaitMs: 30_000, maxAckPending: 10_000 },
   jobsFailures: { stream: 'EXECUTIONS', durable: 'jobs-failures', ackWaitMs: 30_000, maxAckPending: 5_000 },
   notifier: { stream: 'EXECUTIONS', durable: 'notifier', ackWaitMs: 30_000, maxAckPending: 1_000 },
