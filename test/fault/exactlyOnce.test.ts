@@ -120,7 +120,8 @@ describe(`exactly once under kill -9: ${JOBS} jobs every second for ${SECONDS} s
       for (const a of inWindow) counts.set(`${a.url}@${a.scheduled}`, (counts.get(`${a.url}@${a.scheduled}`) ?? 0) + 1);
       const missing = JOBS * SECONDS - counts.size;
       // At-least-once exception: a run in flight on an executor that died may run again.
-      const nearDeath = (scheduled: number) => executorDeaths.some((d) => scheduled * 1000 >= d - 35_000 && scheduled * 1000 <= d + 1000);
+      // The target answers at once, so a call in flight at a death was due at most a few seconds before it.
+      const nearDeath = (scheduled: number) => executorDeaths.some((d) => scheduled * 1000 >= d - 5000 && scheduled * 1000 <= d + 1000);
       const doubled = [...counts].filter(([, n]) => n > 1).map(([k]) => k);
       const unexplained = doubled.filter((k) => !nearDeath(Number(k.split('@')[1])));
       console.log(`      ${inWindow.length} calls for ${JOBS * SECONDS} occurrences: ${missing} missing, ${doubled.length} doubled (${unexplained.length} not near an executor death)`);
@@ -131,7 +132,10 @@ describe(`exactly once under kill -9: ${JOBS} jobs every second for ${SECONDS} s
         console.log(`      distinct occurrences per second: ${JSON.stringify([...perSecond].sort((a, b) => a[0] - b[0]))}`);
       }
       if (doubled.length) {
-        const offsets = doubled.map((k) => Math.min(...executorDeaths.map((d) => Number(k.split('@')[1]) * 1000 - d)));
+        const offsets = doubled.map((k) => {
+          const deltas = executorDeaths.map((d) => Number(k.split('@')[1]) * 1000 - d);
+          return deltas.reduce((a, b) => (Math.abs(b) < Math.abs(a) ? b : a));
+        });
         console.log(`      doubled occurrences, scheduled time minus the nearest executor death (ms): ${[...new Set(offsets)].sort((a, b) => a - b).join(', ')}`);
       }
       expect(missing, 'occurrences lost').to.equal(0);

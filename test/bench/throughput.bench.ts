@@ -1,0 +1,116 @@
+// Sustained executions per second, end to end (due run -> HTTP call -> execution -> logs read
+// model), in embedded mode and in distributed mode on NATS, next to undici alone against the
+// same target. Run: npx tsx test/bench/throughput.bench.ts [jobs] [seconds]   (default 4000 10)
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { loadConfig } from '../../shared/config.ts';
+import { createLogger } from '../../shared/log.ts';
+import { startEmbedded } from '../../services/embedded/system.ts';
+import { apiClient, ok } from '../support/api.ts';
+import { freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { startTargetProcess } from '../support/targetProcess.ts';
+
+const JOBS = Number(process.argv[2] ?? 4000);
+const SECONDS = Number(process.argv[3] ?? 10);
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const TOKEN = 'BenchToken0123456789abcdefghijkl';
+
+async function rawUndici(url: string, seconds: number) {
+  const agent = new Agent({ connections: 256, keepAliveTimeout: 60_000 });
+  let done = 0;
+  const until = Date.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: 256 }, async () => {
+      while (Date.now() < until) {
+        await (await request(`${url}/raw`, { dispatcher: agent })).body.dump();
+        done++;
+      }
+    }),
+  );
+  await agent.close();
+  return done / seconds;
+}
+
+async function addJobs(api: ReturnType<typeof apiClient>, url: string) {
+  for (let i = 0; i < JOBS; i += 1000) {
+    const data = Array.from({ length: Math.min(1000, JOBS - i) }, (_, j) => ({ url: `${url}/job/${i + j}`, expression: '* * * * * *' }));
+    await ok(api.call('cron_batch_add', { data }));
+  }
+}
+
+/** Executions recorded per second over the measuring window, after a warm-up. */
+async function measure(count: () => Promise<number>) {
+  await new Promise((r) => setTimeout(r, 3000));
+  const before = await count();
+  const started = Date.now();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const after = await count();
+  return (after - before) / ((Date.now() - started) / 1000);
+}
+
+async function embedded(targetUrl: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tock-bench-'));
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TOCK_BOOTSTRAP_TOKEN: TOKEN, TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'error' });
+  const system = await startEmbedded({ config, log: createLogger('bench', {}, 'error'), print: () => {} });
+  try {
+    await addJobs(apiClient(`http://127.0.0.1:${system.port}`, TOKEN), targetUrl);
+    return await measure(async () => system.logs.view.size().log);
+  } finally {
+    await system.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function distributed(targetUrl: string) {
+  const nc = await connect({ servers: NATS_URL });
+  const jsm = await jetstreamManager(nc);
+  for (const name of ['RUNS', 'EXECUTIONS']) await jsm.streams.delete(name).catch(() => undefined);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tock-bench-'));
+  const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const env = {
+    DATA_DIR: dataDir, NATS_URL, JOBS_GRPC_PORT: String(jobsPort), PLANNER_GRPC_PORT: String(plannerPort), LOGS_GRPC_PORT: String(logsPort),
+    JOBS_ADDR: `127.0.0.1:${jobsPort}`, PLANNER_ADDR: `127.0.0.1:${plannerPort}`, LOGS_ADDR: `127.0.0.1:${logsPort}`, PORT: String(httpPort),
+    HOST: '127.0.0.1', TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info',
+  };
+  const procs: ServiceProcess[] = [];
+  try {
+    procs.push(await startService('jobs', env, /jobs service listening/));
+    procs.push(await startService('logs', env, /logs service listening/));
+    procs.push(await startService('planner', env, /planner service listening/));
+    procs.push(await startService('executor', env, /executor consuming/));
+    procs.push(await startService('executor', { ...env, TOCK_SERVER_NAME: 'executor-2' }, /executor consuming/));
+    procs.push(await startService('gateway', env, /gateway listening/));
+    const created = await runCli(['account', 'create'], env);
+    const api = apiClient(`http://127.0.0.1:${httpPort}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
+    await addJobs(api, targetUrl);
+    // What the logs durable has acknowledged is what cron_logs can show.
+    return await measure(async () => {
+      const consumers = await jsm.consumers.list('EXECUTIONS').next();
+      const logs = consumers.find((c) => c.name.startsWith('logs'));
+      return logs ? logs.ack_floor.stream_seq : 0;
+    });
+  } finally {
+    for (const p of procs.reverse()) await p.kill();
+    for (const name of ['RUNS', 'EXECUTIONS']) await jsm.streams.delete(name).catch(() => undefined);
+    await nc.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const target = await startTargetProcess();
+try {
+  const raw = await rawUndici(target.url, 5);
+  console.log(`raw undici (256 connections) : ${raw.toFixed(0)} requests/s`);
+  console.log(`${JOBS} jobs every second, measured over ${SECONDS} s:`);
+  const e = await embedded(target.url);
+  console.log(`  embedded    : ${e.toFixed(0)} executions/s logged (${((e / raw) * 100).toFixed(1)}% of raw; target >= 25%; offered ${JOBS}/s)`);
+  const d = await distributed(target.url);
+  console.log(`  distributed : ${d.toFixed(0)} executions/s logged (${((d / raw) * 100).toFixed(1)}% of raw; target >= 10%; offered ${JOBS}/s)`);
+} finally {
+  await target.stop();
+}
+process.exit(0);
