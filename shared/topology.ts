@@ -22,6 +22,9 @@ export const EXECUTIONS_STREAM: StreamConfig = {
   retention: 'limits',
   duplicateWindowMs: 15 * MINUTE,
   maxAgeMs: 7 * 24 * 60 * MINUTE,
+  // The logs read model is the record; the stream is the feed and the rebuild source. Bounded so
+  // a busy installation does not fill the disk (or, embedded, the memory) with old executions.
+  maxMessages: 10_000_000,
 };
 
 export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
@@ -56,7 +59,21 @@ export const CONSUMERS = {
   notifier: { stream: 'EXECUTIONS', durable: 'notifier', ackWaitMs: 30_000, maxAckPending: 1_000 },
 } satisfies Record<string, ConsumerOptions>;
 
-export async function ensureTopology(bus: Bus) {
-  await bus.ensureStream(RUNS_STREAM);
-  await bus.ensureStream(EXECUTIONS_STREAM);
+const ensured = new WeakMap<Bus, Promise<void>>();
+
+/**
+ * Creates (or updates) the streams, once per bus: every service calls it, and in embedded mode
+ * the first call, with `executionsKept` (a small in-memory feed; the logs database is on disk), wins.
+ */
+export function ensureTopology(bus: Bus, options: { executionsKept?: number } = {}): Promise<void> {
+  let done = ensured.get(bus);
+  if (!done) {
+    done = (async () => {
+      await bus.ensureStream(RUNS_STREAM);
+      await bus.ensureStream({ ...EXECUTIONS_STREAM, maxMessages: options.executionsKept ?? EXECUTIONS_STREAM.maxMessages });
+    })();
+    done.catch(() => ensured.delete(bus));
+    ensured.set(bus, done);
+  }
+  return done;
 }

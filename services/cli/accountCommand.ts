@@ -13,11 +13,18 @@ const USAGE = `usage:
 /** Operator commands on accounts. Tokens are printed once: only their hash is stored. */
 export async function accountCommand(args: string[], jobs: Jobs, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   const [verb, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { name: { type: 'string' }, timezone: { type: 'string' }, token: { type: 'string' }, limit: { type: 'string' } },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { name: { type: 'string' }, timezone: { type: 'string' }, token: { type: 'string' }, limit: { type: 'string' } },
+    });
+  } catch (error) {
+    err(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const idArg = () => {
     const id = Number(positionals[0]);
     if (!Number.isInteger(id) || id <= 0) throw new Error(`an account id is required\n${USAGE}`);

@@ -38,7 +38,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
   const bus = createInProcessBus({ clock });
-  await ensureTopology(bus);
+  await ensureTopology(bus, { executionsKept: 20_000 });
   const leases = createMemoryLeases(() => clock.now());
   const loopback = '127.0.0.1:0';
 

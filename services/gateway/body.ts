@@ -35,7 +35,8 @@ export function parseQuery(text: string): Record<string, unknown> {
 
 /** DECISIONS 1: JSON or form by Content-Type; a body starting with `{` or `[` is JSON. Multipart for PHP's curl arrays. */
 export function parseBody(raw: Buffer, contentType: string | undefined): ParsedBody {
-  const text = raw.toString('utf8');
+  // A byte-order mark (some Windows clients write one) is not part of the parameters.
+  const text = raw.toString('utf8').replace(/^\uFEFF/, '');
   if (!text.trim()) return { fields: {}, json: null };
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type === 'multipart/form-data') return { fields: parseMultipart(text, contentType!), json: null };

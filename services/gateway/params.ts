@@ -15,22 +15,23 @@ export class Params {
   /** Sources in increasing precedence: later ones override earlier ones. */
   constructor(sources: Record<string, Raw>[], private canonical: (norm: string) => string | undefined = () => undefined) {
     for (const source of sources) {
-      const seen = new Map<string, { value: Raw; exact: boolean }>();
+      const seen = new Map<string, { value: Raw; exact: boolean; list: boolean }>();
       for (const [key, value] of Object.entries(source)) {
+        const bare = key.replace(/\[\d*\]$/, '');
+        // PHP's http_build_query writes a list as id[0]=1&id[1]=2; curl users write id[]=1&id[]=2.
+        const list = bare !== key;
         const norm = normalize(key);
-        const exact = this.canonical(norm) === key.replace(/\[\d*\]$/, '');
+        const exact = this.canonical(norm) === bare;
         const prior = seen.get(norm);
         if (prior && prior.exact && !exact) continue;
-        if (prior && !prior.exact && !exact) {
-          // Two spellings of one list parameter (id and id[]) add up; otherwise the later wins.
-          if (Array.isArray(prior.value) || Array.isArray(value)) {
-            seen.set(norm, { value: [...toArray(prior.value), ...toArray(value)], exact });
-            continue;
-          }
+        if (prior && prior.exact === exact && (list || prior.list || Array.isArray(prior.value) || Array.isArray(value))) {
+          // Elements of one list parameter (id[0], id[1]; or id and id[]) add up; otherwise the later wins.
+          seen.set(norm, { value: [...toArray(prior.value), ...toArray(value)], exact, list: true });
+          continue;
         }
-        seen.set(norm, { value, exact });
+        seen.set(norm, { value: list ? toArray(value) : value, exact, list });
       }
-      for (const [norm, entry] of seen) this.values.set(norm, entry);
+      for (const [norm, { value, exact }] of seen) this.values.set(norm, { value, exact });
     }
   }
 
@@ -88,8 +89,10 @@ export class Params {
 
   /** A list of integers: a JSON array, repeated keys, id[] keys, or a comma-separated list. */
   intList(name: string): number[] | undefined {
-    const v = this.raw(name);
+    let v = this.raw(name);
     if (v === undefined || v === null || v === '') return undefined;
+    // PHP's json_encode turns a list with gaps into {"0": 1, "2": 3}.
+    if (v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).every((k) => /^\d+$/.test(k))) v = Object.values(v);
     const items = toArray(v).flatMap((item) => (typeof item === 'string' ? item.split(',') : [item]));
     return items.filter((item) => !(typeof item === 'string' && item.trim() === '')).map((item, i) => toInt(`${name}[${i}]`, item));
   }

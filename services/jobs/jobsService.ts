@@ -95,7 +95,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         }),
       );
       await settle(results);
-      return newIds.map((id) => view.job(accountId, id)!);
+      return newIds.map((id) => fresh(id, accountId));
     },
 
     async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: RunOrder | null): Promise<JobEntry[]> {
@@ -126,7 +126,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         }),
       );
       await settle(positions);
-      return entries.map(({ job }) => view.job(accountId, job.id)!);
+      return entries.map(({ job }) => fresh(job.id, accountId));
     },
 
     async applyAction(accountId: number, idList: number[], action: JobAction, pauseFor: string | null): Promise<JobEntry[]> {

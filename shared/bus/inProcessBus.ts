@@ -34,7 +34,13 @@ interface StreamState {
   patterns: Tokens[];
   msgs: Map<number, Stored>; // insertion order is sequence order
   lastSeq: number;
-  ids: Map<string, { seq: number; at: number }>; // insertion order is time order
+  /** Every sequence below this one is gone. Map iteration from the front would step over every
+   * deleted entry still in the table, so the oldest message is found by sequence instead. */
+  firstSeq: number;
+  ids: Map<string, { seq: number; at: number }>;
+  /** Message ids in time order, from `idsHead` on: what the duplicate window expires first. */
+  idOrder: { id: string; at: number }[];
+  idsHead: number;
   durables: Map<string, Durable>;
 }
 
@@ -148,7 +154,7 @@ class Durable {
 
   private nextNew(): number | undefined {
     const { msgs, lastSeq } = this.stream;
-    let seq = Math.max(this.cursor, msgs.keys().next().value ?? lastSeq + 1);
+    let seq = Math.max(this.cursor, this.stream.firstSeq);
     while (seq <= lastSeq) {
       const m = msgs.get(seq++);
       if (m && (!this.filter || matches(this.filter, m.tokens))) return (this.cursor = seq) - 1;
@@ -206,7 +212,11 @@ class Durable {
   private finish(p: Pending) {
     if (this.pending.get(p.seq) !== p) return;
     this.pending.delete(p.seq);
-    if (this.stream.config.retention === 'workqueue') this.stream.msgs.delete(p.seq);
+    if (this.stream.config.retention === 'workqueue') {
+      const s = this.stream;
+      s.msgs.delete(p.seq);
+      while (s.firstSeq <= s.lastSeq && !s.msgs.has(s.firstSeq)) s.firstSeq++;
+    }
     this.schedule();
   }
 
@@ -278,13 +288,18 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
   const prune = (s: StreamState) => {
     const { maxAgeMs = 0, maxMessages = 0, duplicateWindowMs } = s.config;
     const now = clock.now();
-    for (const [seq, m] of s.msgs) {
-      if (!(maxMessages > 0 && s.msgs.size > maxMessages) && !(maxAgeMs > 0 && m.time <= now - maxAgeMs)) break;
-      s.msgs.delete(seq);
+    while (s.firstSeq <= s.lastSeq) {
+      const m = s.msgs.get(s.firstSeq);
+      if (m && !(maxMessages > 0 && s.msgs.size > maxMessages) && !(maxAgeMs > 0 && m.time <= now - maxAgeMs)) break;
+      s.msgs.delete(s.firstSeq++);
     }
-    for (const [id, e] of s.ids) {
-      if (e.at > now - duplicateWindowMs) break;
-      s.ids.delete(id);
+    while (s.idsHead < s.idOrder.length && s.idOrder[s.idsHead].at <= now - duplicateWindowMs) {
+      const { id, at } = s.idOrder[s.idsHead++];
+      if (s.ids.get(id)?.at === at) s.ids.delete(id);
+    }
+    if (s.idsHead > 4096 && s.idsHead * 2 > s.idOrder.length) {
+      s.idOrder = s.idOrder.slice(s.idsHead);
+      s.idsHead = 0;
     }
   };
 
@@ -302,7 +317,7 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
       }
       const existing = streams.get(config.name);
       if (existing && existing.config.retention !== config.retention) throw fail('retention cannot be changed');
-      const s = existing ?? { config, patterns, msgs: new Map(), lastSeq: 0, ids: new Map(), durables: new Map() };
+      const s = existing ?? { config, patterns, msgs: new Map(), lastSeq: 0, firstSeq: 1, ids: new Map(), idOrder: [], idsHead: 0, durables: new Map() };
       Object.assign(s, { config: { ...config }, patterns });
       streams.set(config.name, s);
       routes.clear();
@@ -331,8 +346,8 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
       const seq = ++s.lastSeq;
       s.msgs.set(seq, { seq, subject, tokens: subjectTokens, data: copy, headers, time: now });
       if (msgId !== undefined) {
-        s.ids.delete(msgId); // an expired entry: re-adding it moves it to the end, keeping time order
         s.ids.set(msgId, { seq, at: now });
+        s.idOrder.push({ id: msgId, at: now });
       }
       prune(s);
       for (const d of s.durables.values()) d.schedule();

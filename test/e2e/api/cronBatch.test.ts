@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import { fails, ok, type ApiClient } from '../../support/api.ts';
+import { inBothModes, streamEvents } from '../../support/targets.ts';
+import { now, RECORD_KEYS, YEARLY } from '../../support/jobFixtures.ts';
+
+inBothModes('cron_delete, the batch functions and the audit history with valid input', (target) => {
+  let api: ApiClient;
+  before(() => {
+    api = target().api;
+  });
+
+  describe('cron_delete and cron_batch_delete', () => {
+    it('returns the deleted record with id null; the job is gone afterwards', async () => {
+      const job = await ok(api.call('cron_add', { url: 'https://example.com/d', name: 'doomed', expression: YEARLY }));
+      const deleted = await ok(api.call('cron_delete', { id: job.id }));
+      expect(deleted).to.include({ id: null, name: 'doomed', url: 'https://example.com/d', nextRun: null });
+      expect(Object.keys(deleted).sort()).to.deep.equal([...RECORD_KEYS].sort());
+      await fails(api.call('cron_get', { id: job.id }), 5);
+      await fails(api.call('cron_delete', { id: job.id }), 5);
+      expect((await ok<any[]>(api.call('cron_list'))).map((j) => j.id)).not.to.include(job.id);
+    });
+
+    it('deletes a list of ids, answering in request order (a repeated id counts once)', async () => {
+      const jobs = await ok<any[]>(api.call('cron_batch_add', { data: [1, 2, 3].map((n) => ({ url: `https://example.com/bd${n}`, name: `bd${n}`, expression: YEARLY })) }));
+      const ids = [jobs[2].id, jobs[0].id, jobs[2].id];
+      const deleted = await ok<any[]>(api.call('cron_batch_delete', { id: ids }));
+      expect(deleted.map((j) => [j.id, j.name])).to.deep.equal([[null, 'bd3'], [null, 'bd1'], [null, 'bd3']]);
+      await fails(api.call('cron_get', { id: jobs[0].id }), 5);
+      expect((await ok(api.call('cron_get', { id: jobs[1].id }))).name).to.equal('bd2');
+    });
+  });
+
+  describe('cron_batch_add', () => {
+    it('adds every element, answering in request order', async () => {
+      const data = ['c', 'a', 'b'].map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY }));
+      const jobs = await ok<any[]>(api.call('cron_batch_add', { data }));
+      expect(jobs.map((j) => j.name)).to.deep.equal(['c', 'a', 'b']);
+      expect(jobs[1].id).to.equal(jobs[0].id + 1);
+      for (const job of jobs) expect(await ok(api.call('cron_get', { id: job.id }))).to.deep.equal(job);
+    });
+
+    it('is atomic: one bad element fails the batch, names it, and adds nothing', async () => {
+      const own = await target().newAccount();
+      const data = [{ url: 'https://example.com/1' }, { url: 'https://example.com/2' }, { url: 'https://example.com/3', timeout: 1 }];
+      const message = await fails(own.call('cron_batch_add', { data }), 3);
+      expect(message).to.match(/^data\[2\]\.timeout: /);
+      expect(await fails(own.call('cron_batch_add', { data: [{ url: 'ftp://example.com' }] }), 3)).to.match(/^data\[0\]\.url: /);
+      expect(await fails(own.call('cron_batch_add', { data: [{ name: 'no url' }, { url: 'x.example.com' }] }), 4)).to.match(/^data\[0\]\.url: /);
+      expect(await ok(own.call('cron_list'))).to.deep.equal([]);
+    });
+  });
+
+  describe('cron_batch_edit and cron_group_edit', () => {
+    it('edits the listed jobs, only the supplied parameters, answering in request order', async () => {
+      const jobs = await ok<any[]>(api.call('cron_batch_add', { data: [1, 2, 3].map((n) => ({ url: `https://example.com/be${n}`, name: `be${n}`, expression: YEARLY })) }));
+      const edited = await ok<any[]>(api.call('cron_batch_edit', { id: [jobs[2].id, jobs[0].id], timeout: 99 }));
+      expect(edited.map((j) => [j.name, j.timeout])).to.deep.equal([['be3', 99], ['be1', 99]]);
+      expect((await ok(api.call('cron_get', { id: jobs[1].id }))).timeout).to.equal(30);
+      expect(await ok(api.call('cron_get', { id: jobs[0].id }))).to.deep.equal({ ...jobs[0], timeout: 99, updatedAt: edited[1].updatedAt });
+    });
+
+    it('fails as a whole when one id is unknown', async () => {
+      const job = await ok(api.call('cron_add', { url: 'https://example.com/bx', expression: YEARLY }));
+      expect(await fails(api.call('cron_batch_edit', { id: [job.id, 987654], name: 'nope' }), 5)).to.contain('987654');
+      expect((await ok(api.call('cron_get', { id: job.id }))).name).to.equal('');
+    });
+
+    it('edits every job of a group and nothing else', async () => {
+      const group = await ok(api.call('group_add', { name: 'batch target' }));
+      const inGroup = await ok<any[]>(api.call('cron_batch_add', { data: [1, 2].map((n) => ({ url: `https://example.com/ge${n}`, group: group.id, expression: YEARLY })) }));
+      const outside = await ok(api.call('cron_add', { url: 'https://example.com/ge3', expression: YEARLY }));
+      const edited = await ok<any[]>(api.call('cron_group_edit', { id: group.id, notify: false, expression: '0 5 * * *' }));
+      expect(edited.map((j) => j.id)).to.deep.equal(inGroup.map((j) => j.id));
+      for (const job of edited) expect(job).to.include({ notify: false, expression: '0 5 * * *', group: group.id });
+      expect(await ok(api.call('cron_get', { id: outside.id }))).to.include({ notify: true, expression: YEARLY });
+      const empty = await ok(api.call('group_add', { name: 'empty one' }));
+      expect(await ok(api.call('cron_group_edit', { id: empty.id, notify: false }))).to.deep.equal([]);
+    });
+  });
+
+  describe('cron_history (the audit trail)', () => {
+    it('lists every change newest first, with time and what changed, paged like logs; the password masked', async () => {
+      const job = await ok(api.call('cron_add', { url: 'https://example.com/h', expression: YEARLY, password: 'pw' }));
+      await ok(api.call('cron_edit', { id: job.id, name: 'first', password: 'other' }));
+      await ok(api.call('cron_disable', { id: job.id }));
+      await ok(api.call('cron_pause', { id: job.id, for: '1 hour' }));
+      await ok(api.call('cron_enable', { id: job.id }));
+      await ok(api.call('cron_delete', { id: job.id }));
+      const history = await ok<any[]>(api.call('cron_history', { id: job.id }));
+      expect(history.map((h) => h.type)).to.deep.equal(['JobDeleted', 'JobEnabled', 'JobPaused', 'JobDisabled', 'JobEdited', 'JobCreated']);
+      expect(history.map((h) => h.revision)).to.deep.equal([5, 4, 3, 2, 1, 0]);
+      for (const h of history) expect(h.time).to.be.within(job.createdAt, now() + 1);
+      expect(history[4].data.changes).to.deep.equal({ name: 'first', password: '********' });
+      expect(history[5].data.settings).to.include({ url: 'https://example.com/h', password: '********' });
+      expect(JSON.stringify(history)).not.to.contain('"pw"');
+      // The stream itself: every change carries who asked (the account), when, and what changed.
+      const accountId = (await ok(api.call('account_get'))).id;
+      const stored = streamEvents(target().dataDir, `cronjob-${job.id}`);
+      expect(stored.map((e) => e.type)).to.deep.equal([...history.map((h) => h.type)].reverse());
+      for (const e of stored) {
+        expect(e.metadata, e.type).to.deep.equal({ accountId });
+        expect(e.data.at, e.type).to.be.within(job.createdAt * 1000, Date.now());
+      }
+      expect(stored[1].data.changes).to.deep.equal({ name: 'first', password: 'other' });
+      const page2 = await ok<any[]>(api.call('cron_history', { id: job.id, page: 2, limit: 4 }));
+      expect(page2.map((h) => h.revision)).to.deep.equal([1, 0]);
+      expect(await ok(api.call('cron_history', { id: job.id, page: 3, limit: 4 }))).to.deep.equal([]);
+    });
+  });
+});

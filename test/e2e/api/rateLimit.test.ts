@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import { apiClient, fails, ok } from '../../support/api.ts';
+import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
+
+/**
+ * DECISIONS 8: a token bucket per token (default 1/s, burst 1), HTTP 503 + Retry-After and code 12
+ * beyond it; unknown tokens limited per client address; TOCK_RATE_LIMIT configures it, 0 = off.
+ * Back-to-back requests take milliseconds, far below the one second a token needs to refill.
+ */
+describe('rate limit (embedded mode)', function () {
+  this.timeout(60_000);
+
+  describe('with TOCK_RATE_LIMIT unset (1 per second, burst 1)', () => {
+    let target: ApiTarget;
+    before(async () => {
+      target = await embeddedTarget({ TOCK_RATE_LIMIT: undefined as unknown as string });
+    });
+    after(() => target.stop());
+
+    it('answers the second quick call of a token with 503, Retry-After and code 12', async () => {
+      const api = await target.newAccount();
+      await ok(api.call('account_get'));
+      const second = await api.call('account_get');
+      expect(second).to.include({ http: 503, status: 'error', code: 12 });
+      expect(second.message).to.match(/rate limit/);
+      expect(second.headers.get('retry-after')).to.equal('1');
+      expect(second).not.to.have.property('data');
+    });
+
+    it('limits each token on its own', async () => {
+      const one = await target.newAccount();
+      const two = await target.newAccount();
+      await ok(one.call('account_get'));
+      await fails(one.call('account_get'), 12, 503);
+      await ok(two.call('account_get'));
+    });
+
+    it('counts failed calls too (the limit is on requests)', async () => {
+      const api = await target.newAccount();
+      await fails(api.call('cron_get', { id: 'x' }), 3);
+      await fails(api.call('cron_get', { id: 1 }), 12, 503);
+    });
+
+    it('limits unknown tokens per client address: the second bad guess is 503', async () => {
+      const guess = apiClient(target.baseUrl, 'A'.repeat(32));
+      await fails(guess.call('account_get'), 11, 401);
+      const again = await apiClient(target.baseUrl, 'B'.repeat(32)).call('account_get');
+      expect(again).to.include({ http: 503, code: 12 });
+      expect(again.headers.get('retry-after')).to.equal('1');
+      await fails(apiClient(target.baseUrl, '').call('account_get'), 12, 503);
+      // A known token is not held back by the address's bad guesses.
+      await ok((await target.newAccount()).call('account_get'));
+    });
+  });
+
+  describe('configured', () => {
+    it('TOCK_RATE_LIMIT=1/3 allows a burst of 3, then 503', async () => {
+      const target = await embeddedTarget({ TOCK_RATE_LIMIT: '1/3' });
+      try {
+        const api = await target.newAccount();
+        for (let i = 0; i < 3; i++) await ok(api.call('account_get'));
+        const fourth = await api.call('account_get');
+        expect(fourth).to.include({ http: 503, code: 12 });
+        expect(Number(fourth.headers.get('retry-after'))).to.be.at.least(1);
+      } finally {
+        await target.stop();
+      }
+    });
+
+    it('TOCK_RATE_LIMIT=0 turns the limit off, for known and unknown tokens', async () => {
+      const target = await embeddedTarget({ TOCK_RATE_LIMIT: '0' });
+      try {
+        const api = await target.newAccount();
+        const results = await Promise.all(Array.from({ length: 30 }, () => api.call('account_get')));
+        expect(results.map((r) => r.code)).to.deep.equal(Array(30).fill(0));
+        for (let i = 0; i < 5; i++) await fails(apiClient(target.baseUrl, 'C'.repeat(32)).call('account_get'), 11, 401);
+      } finally {
+        await target.stop();
+      }
+    });
+  });
+});

@@ -1,0 +1,36 @@
+/** DECISIONS 4: spec 2.1's fields, every settable field but the password, and ours. */
+export const RECORD_KEYS = [
+  'id', 'group', 'name', 'expression', 'filter', 'timezone', 'url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'hasPassword',
+  'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'keyword',
+  'pattern', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
+];
+
+// Schedules that never fire while a test runs, so a running executor cannot change `fail` under us.
+export const YEARLY = '0 0 1 1 *';
+/** An hour of the day about twelve hours away (in UTC and nearby zones): daily schedules at it do not fire during a test run. */
+export const FAR_HOUR = (new Date().getUTCHours() + 12) % 24;
+export const now = () => Math.floor(Date.now() / 1000);
+
+export const FULL = {
+  url: 'https://example.com/full?x=1',
+  expression: `30 ${FAR_HOUR} * * 1-5`,
+  filter: "weekday != 'Sat'",
+  delay: 3,
+  timezone: 'Europe/Paris',
+  timeout: 120,
+  instances: 2,
+  username: 'bob',
+  password: 's3cret',
+  httpMethod: 'post',
+  postData: 'a=1&b=2',
+  httpHeaders: 'X-One: 1\r\nX-Two: 2',
+  userAgent: 'MyAgent/2.0',
+  notify: false,
+  notifyEvery: 5,
+  notifyMatch: 'ERROR',
+  notifyTime: 60,
+  failureThreshold: 7,
+  keyword: 'OK',
+  pattern: 'FATAL',
+  name: 'full job',
+};
