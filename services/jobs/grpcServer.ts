@@ -119,34 +119,6 @@ const DELETE_MODES: Record<number, 'ungroup' | 'vanish' | 'empty'> = {
 
 /** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
 export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
-  return wellFormedErrors(translate(service, clock));
-}
-
-// A lone UTF-16 surrogate: what JSON input like "\ud800" (or slicing a string mid-character) leaves.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * Error messages often quote the client's input. grpc-js sends a message percent-encoded in a
- * trailer and throws on a lone surrogate, which would leave the call unanswered until the
- * caller's deadline: such characters become U+FFFD first.
- */
-function wellFormedErrors(impl: Impl): Impl {
-  const out: Record<string, (request: never) => Promise<unknown>> = {};
-  for (const [name, fn] of Object.entries(impl) as [string, (request: never) => Promise<unknown>][]) {
-    out[name] = async (request) => {
-      try {
-        return await fn(request);
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        const message = error.message.replace(LONE_SURROGATE, '\uFFFD');
-        throw message === error.message ? error : new AppError(error.kind, message);
-      }
-    };
-  }
-  return out as unknown as Impl;
-}
-
-function translate(service: JobsService, clock: Clock): Impl {
   const jobs = (entries: JobEntry[]) => ({ jobs: entries.map((e) => toProtoJob(e, clock.now())) });
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
@@ -176,6 +148,7 @@ function translate(service: JobsService, clock: Clock): Impl {
         time: BigInt(e.time),
         type: e.type,
         dataJson: JSON.stringify(e.data),
+        accountId: BigInt(e.by),
       })),
     }),
     addGroup: async (r) => {

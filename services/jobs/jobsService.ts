@@ -197,6 +197,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         time: Math.floor(((e.data as { at?: number }).at ?? e.time) / 1000),
         type: e.type,
         data: maskPassword(e.data),
+        by: typeof e.metadata.accountId === 'number' ? e.metadata.accountId : 0,
       }));
     },
 

@@ -53,11 +53,18 @@ export function addService<S extends GenServiceMethods>(server: grpc.Server, ser
   server.addService(definitionOf(service), handlers);
 }
 
+/**
+ * Error messages often quote the client's input. grpc-js sends the message percent-encoded in a
+ * trailer and throws on a lone UTF-16 surrogate (JSON input like "\ud800"), which would leave the
+ * call unanswered until the caller's deadline: such characters become U+FFFD first.
+ */
+const wellFormed = (text: string) => text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
 function toServiceError(error: unknown, where: string, log: Logger): Partial<grpc.ServiceError> {
   const metadata = new grpc.Metadata();
   if (isAppError(error) && error.kind !== 'INTERNAL') {
     metadata.set(KIND_HEADER, error.kind);
-    return { code: ERROR_TABLE[error.kind].grpc, details: error.message, metadata };
+    return { code: ERROR_TABLE[error.kind].grpc, details: wellFormed(error.message), metadata };
   }
   const requestId = randomUUID();
   log.error('request failed', { where, requestId, error });

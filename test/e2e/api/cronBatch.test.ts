@@ -90,6 +90,8 @@ inBothModes('cron_delete, the batch functions and the audit history with valid i
       expect(history.map((h) => h.type)).to.deep.equal(['JobDeleted', 'JobEnabled', 'JobPaused', 'JobDisabled', 'JobEdited', 'JobCreated']);
       expect(history.map((h) => h.revision)).to.deep.equal([5, 4, 3, 2, 1, 0]);
       for (const h of history) expect(h.time).to.be.within(job.createdAt, now() + 1);
+      const me = (await ok(api.call('account_get'))).id;
+      for (const h of history) expect(h.by, h.type).to.equal(me);
       expect(history[4].data.changes).to.deep.equal({ name: 'first', password: '********' });
       expect(history[5].data.settings).to.include({ url: 'https://example.com/h', password: '********' });
       expect(JSON.stringify(history)).not.to.contain('"pw"');
