@@ -10,10 +10,10 @@ import { apiClient } from './api.ts';
 export const TEST_TOKEN = 'TestToken0123456789abcdefghijklm';
 
 /** Starts the embedded system on a temp data dir and port 0, with a known first token and no rate limit. */
-export async function startTestSystem(options: { dataDir?: string; env?: Record<string, string>; clock?: Clock } = {}) {
+export async function startTestSystem(options: { dataDir?: string; env?: Record<string, string>; clock?: Clock; misfireMs?: number } = {}) {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tock-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN, TOCK_RATE_LIMIT: '0', LOG_LEVEL: 'silent', ...options.env });
-  const system = await startEmbedded({ config, clock: options.clock, log: createLogger('test', {}, 'silent'), print: () => {} });
+  const system = await startEmbedded({ config, clock: options.clock, misfireMs: options.misfireMs, log: createLogger('test', {}, 'silent'), print: () => {} });
   const baseUrl = `http://127.0.0.1:${system.port}`;
   return {
     ...system,

@@ -1,0 +1,42 @@
+import { expect } from 'chai';
+import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
+import { ok } from '../support/api.ts';
+import { startTestSystem } from '../support/embedded.ts';
+import { startTarget, waitFor } from '../support/target.ts';
+
+describe('downtime: everything stopped while occurrences pass', function () {
+  this.timeout(40_000);
+
+  it('runs each job once late (the execution says how late and how many it stands for), then on schedule', async () => {
+    const target = await startTarget();
+    const env = { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' };
+    const first = await startTestSystem({ env, misfireMs: 500 });
+    try {
+      const job: any = await ok(first.api.call('cron_add', { url: `${target.url}/tick`, expression: '* * * * * *' }));
+      await waitFor(() => target.received.length >= 2, 8000, 'two runs before the stop');
+      await first.stop();
+      const stopped = Date.now();
+      await new Promise((r) => setTimeout(r, 4000));
+      const second = await startTestSystem({ dataDir: first.dataDir, env, misfireMs: 500 });
+      const restarted = Date.now();
+      try {
+        await waitFor(() => target.received.some((r) => Number(r.headers['x-tock-scheduled-time']) * 1000 > restarted + 1000), 8000, 'a run on schedule after the restart');
+        const scheduled = target.received.map((r) => Number(r.headers['x-tock-scheduled-time']) * 1000);
+        const inGap = scheduled.filter((t) => t > stopped && t < restarted - 1000);
+        expect(inGap, 'one call for the whole gap, not one per missed second').to.have.length(1);
+        const { entries } = await second.clients.logs.logs({ accountId: 1n, id: BigInt(job.id), limit: 100 });
+        const late = entries.map((e) => e.execution!).find((e) => Number(e.time) * 1000 === inGap[0])!;
+        expect(late.outcome).to.equal(ExecutionOutcome.SUCCEEDED);
+        expect(late.missed, 'occurrences it stands for').to.be.at.least(3);
+        expect(Number(late.lateByMs), 'how late').to.be.at.least(restarted - inGap[0] - 1000);
+        // Then every second again, once each.
+        const after = scheduled.filter((t) => t > restarted);
+        expect(new Set(after).size).to.equal(after.length);
+      } finally {
+        await second.destroy();
+      }
+    } finally {
+      await target.close();
+    }
+  });
+});
