@@ -1,6 +1,7 @@
 import { nextRun, parseSchedule, type Schedule, type ScheduleKind } from '../../shared/schedule/index.ts';
 // The compiled form is the schedule module's internals; only `elapsedStep` and `sharable` read
 // it, and both fall back to the slow-but-right answer if its shape ever changes.
+import { mix } from '../../shared/schedule/random.ts';
 import { compiled } from '../../shared/schedule/schedule.ts';
 import { STATUS, effectiveStatus, type CronJob } from '../jobs/cronJob.ts';
 
@@ -149,16 +150,6 @@ export function occurrenceAfter(plan: JobPlan, t: number, moveAnchor = false): n
   // planners could then disagree, which this budget makes practically impossible.
   if (moveAnchor) plan.anchor = t;
   return nextRun(s, t);
-}
-
-/** murmur3's finaliser. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 /**

@@ -10,8 +10,8 @@ export type RandomField = 'minute' | 'hour';
 
 const FIELD_SALT: Record<RandomField, number> = { minute: 0x6d696e, hour: 0x686f75 };
 
-/** murmur3's 32-bit finaliser: a cheap, well-mixed hash step. */
-function mix(h: number): number {
+/** murmur3's 32-bit finaliser: a cheap, well-mixed hash step (also the planner's delay draw). */
+export function mix(h: number): number {
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

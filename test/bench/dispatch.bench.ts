@@ -22,7 +22,7 @@ async function tockBurst(count: number) {
   try {
     const api = apiClient(`http://127.0.0.1:${system.port}`, TOKEN);
     // One instant, far enough ahead for the jobs to be created first; 6-field crontab, in UTC.
-    const at = new Date(Date.now() + 10_000 + count * 3);
+    const at = new Date(Date.now() + 10_000 + count * 1.5);
     at.setUTCMilliseconds(0);
     const expression = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`;
     const created = Date.now();

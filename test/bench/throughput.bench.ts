@@ -11,7 +11,7 @@ import { loadConfig } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import { startEmbedded } from '../../services/embedded/system.ts';
 import { apiClient, ok } from '../support/api.ts';
-import { freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 
 const JOBS = Number(process.argv[2] ?? 4000);
@@ -70,12 +70,7 @@ async function distributed(targetUrl: string) {
   const jsm = await jetstreamManager(nc);
   for (const name of ['RUNS', 'EXECUTIONS']) await jsm.streams.delete(name).catch(() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-bench-'));
-  const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const env = {
-    DATA_DIR: dataDir, NATS_URL, JOBS_GRPC_PORT: String(jobsPort), PLANNER_GRPC_PORT: String(plannerPort), LOGS_GRPC_PORT: String(logsPort),
-    JOBS_ADDR: `127.0.0.1:${jobsPort}`, PLANNER_ADDR: `127.0.0.1:${plannerPort}`, LOGS_ADDR: `127.0.0.1:${logsPort}`, PORT: String(httpPort),
-    HOST: '127.0.0.1', TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info',
-  };
+  const env = await distributedEnv(dataDir, { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info' });
   const procs: ServiceProcess[] = [];
   try {
     procs.push(await startService('jobs', env, /jobs service listening/));
@@ -85,7 +80,7 @@ async function distributed(targetUrl: string) {
     procs.push(await startService('executor', { ...env, TOCK_SERVER_NAME: 'executor-2' }, /executor consuming/));
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create'], env);
-    const api = apiClient(`http://127.0.0.1:${httpPort}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
+    const api = apiClient(`http://127.0.0.1:${env.PORT}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
     await addJobs(api, targetUrl);
     // What the logs durable has acknowledged is what cron_logs can show.
     return await measure(async () => {

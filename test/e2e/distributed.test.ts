@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
-import { freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -15,26 +15,13 @@ describe('distributed mode: every service its own process, on NATS', function ()
   let api: ReturnType<typeof apiClient>;
 
   before(async () => {
-    const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-    env = {
-      DATA_DIR: dataDir,
-      NATS_URL,
-      JOBS_GRPC_PORT: String(jobsPort),
-      PLANNER_GRPC_PORT: String(plannerPort),
-      LOGS_GRPC_PORT: String(logsPort),
-      JOBS_ADDR: `127.0.0.1:${jobsPort}`,
-      PLANNER_ADDR: `127.0.0.1:${plannerPort}`,
-      LOGS_ADDR: `127.0.0.1:${logsPort}`,
-      PORT: String(httpPort),
-      HOST: '127.0.0.1',
-      TOCK_RATE_LIMIT: '0',
-    };
+    env = await distributedEnv(dataDir, { NATS_URL });
     procs.push(await startService('jobs', env, /jobs service listening/));
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'dist'], env);
     expect(created.code, created.stderr).to.equal(0);
     const token = /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1];
-    api = apiClient(`http://127.0.0.1:${httpPort}`, token);
+    api = apiClient(`http://127.0.0.1:${env.PORT}`, token);
   });
 
   after(async () => {

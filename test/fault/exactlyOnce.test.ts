@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
-import { freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 
@@ -45,24 +45,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
 
   before(async () => {
     await resetStreams();
-    const [jobsPort, plannerPort, planner2Port, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-    env = {
-      DATA_DIR: dataDir,
-      NATS_URL,
-      GRPC_HOST: '127.0.0.1',
-      JOBS_GRPC_PORT: String(jobsPort),
-      PLANNER_GRPC_PORT: String(plannerPort),
-      LOGS_GRPC_PORT: String(logsPort),
-      JOBS_ADDR: `127.0.0.1:${jobsPort}`,
-      PLANNER_ADDR: `127.0.0.1:${plannerPort}`,
-      LOGS_ADDR: `127.0.0.1:${logsPort}`,
-      PORT: String(httpPort),
-      HOST: '127.0.0.1',
-      TOCK_RATE_LIMIT: '0',
-      TOCK_ALLOW_NETWORKS: '127.0.0.0/8',
-      LOG_LEVEL: 'info',
-      PLANNER2_PORT: String(planner2Port),
-    };
+    env = await distributedEnv(dataDir, { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: String(await freePort()) });
     await Promise.all(['jobs', 'logs', 'executor-1', 'executor-2'].map((key) => start(key)));
     await start('planner-1');
     await start('gateway');

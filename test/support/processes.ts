@@ -70,3 +70,21 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
+
+/** The environment of a distributed deployment on loopback: free ports, each service findable by the others. */
+export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  return {
+    DATA_DIR: dataDir,
+    JOBS_GRPC_PORT: String(jobsPort),
+    PLANNER_GRPC_PORT: String(plannerPort),
+    LOGS_GRPC_PORT: String(logsPort),
+    JOBS_ADDR: `127.0.0.1:${jobsPort}`,
+    PLANNER_ADDR: `127.0.0.1:${plannerPort}`,
+    LOGS_ADDR: `127.0.0.1:${logsPort}`,
+    PORT: String(httpPort),
+    HOST: '127.0.0.1',
+    TOCK_RATE_LIMIT: '0',
+    ...extra,
+  };
+}

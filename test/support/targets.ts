@@ -6,7 +6,7 @@ import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient, type ServiceClient } from '../../shared/grpc/bridge.ts';
 import { apiClient, type ApiClient } from './api.ts';
 import { startTestSystem, TEST_TOKEN } from './embedded.ts';
-import { freePort, startService, type ServiceProcess } from './processes.ts';
+import { distributedEnv, startService, type ServiceProcess } from './processes.ts';
 
 export type JobsClient = ServiceClient<(typeof JobsService)['method']>;
 
@@ -51,20 +51,7 @@ export async function embeddedTarget(env: Record<string, string> = {}): Promise<
  */
 export async function distributedTarget(): Promise<ApiTarget & { env: Record<string, string>; procs: ServiceProcess[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-api-dist-'));
-  const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    NATS_URL: '',
-    JOBS_GRPC_PORT: String(jobsPort),
-    PLANNER_GRPC_PORT: String(plannerPort),
-    LOGS_GRPC_PORT: String(logsPort),
-    JOBS_ADDR: `127.0.0.1:${jobsPort}`,
-    PLANNER_ADDR: `127.0.0.1:${plannerPort}`,
-    LOGS_ADDR: `127.0.0.1:${logsPort}`,
-    PORT: String(httpPort),
-    HOST: '127.0.0.1',
-    TOCK_RATE_LIMIT: '0',
-  };
+  const env = await distributedEnv(dataDir, { NATS_URL: '' });
   const procs: ServiceProcess[] = [];
   const stopAll = async () => {
     for (const p of procs.reverse()) await p.kill();
@@ -79,7 +66,7 @@ export async function distributedTarget(): Promise<ApiTarget & { env: Record<str
   }
   const jobs = createClient(JobsService, env.JOBS_ADDR);
   await jobs.createAccount({ name: 'first', timezone: 'UTC', token: TEST_TOKEN, jobLimit: 0 });
-  const baseUrl = `http://127.0.0.1:${httpPort}`;
+  const baseUrl = `http://127.0.0.1:${env.PORT}`;
   return {
     mode: 'distributed',
     env,
