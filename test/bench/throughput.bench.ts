@@ -1,6 +1,7 @@
 // Sustained executions per second, end to end (due run -> HTTP call -> execution -> logs read
 // model), in embedded mode and in distributed mode on NATS, next to undici alone against the
-// same target. Run: npx tsx test/bench/throughput.bench.ts [jobs] [seconds]   (default 4000 10)
+// same target. Run: npx tsx test/bench/throughput.bench.ts [jobs] [seconds]   (default 8000 10)
+// Offer more than the system can do, so what is logged per second is its capacity.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { apiClient, ok } from '../support/api.ts';
 import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 
-const JOBS = Number(process.argv[2] ?? 4000);
+const JOBS = Number(process.argv[2] ?? 8000);
 const SECONDS = Number(process.argv[3] ?? 10);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const TOKEN = 'BenchToken0123456789abcdefghijkl';
