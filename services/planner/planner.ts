@@ -4,10 +4,10 @@ import type { EventStore, RecordedEvent, Subscription } from '../../shared/event
 import type { Logger } from '../../shared/log.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../jobs/cronJob.ts';
-import { catchUp, owedSince, queuedRun, scheduledRun, type RunOrder, type Watermark } from './catchUp.ts';
+import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeDueRun } from './dueRun.ts';
-import { isRunnableAt, publishAt, takesQueuedRuns } from './occurrences.ts';
+import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
 import { TimerHeap } from './timerHeap.ts';
 import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
@@ -31,23 +31,8 @@ export interface PlannerOptions {
   leadMs?: number;
 }
 
-/** An occurrence to commit (and publish unless delayed), a delayed run to publish, or a queued cron_run. */
-const TICK = 0;
-const DELAYED = 1;
-const QUEUED = 2;
 /** Entries fired per macrotask when many fall due at once. */
 const DRAIN_CHUNK = 256;
-interface Entry {
-  /** When the heap fires it: `due` minus the lead. */
-  at: number;
-  /** When the run is due. */
-  due: number;
-  jobId: number;
-  version: number;
-  kind: typeof TICK | typeof DELAYED | typeof QUEUED;
-  occurrence: number;
-  runId: string | null;
-}
 
 /**
  * The planner's loop: projects schedules from job events, keeps the next instant of every job in
@@ -58,7 +43,7 @@ interface Entry {
  */
 export class Planner {
   projection = new ScheduleProjection();
-  private readonly heap = new TimerHeap<Entry>((e) => this.isCurrent(e));
+  private readonly heap = new TimerHeap<Entry>((e) => isCurrentEntry(this.projection, e));
   private readonly dispatcher: Dispatcher;
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
@@ -72,12 +57,19 @@ export class Planner {
   private readonly leadMs: number;
   /** Jobs with runs on the bus that are not due yet: job id -> the latest such due time. */
   private readonly ahead = new Map<number, number>();
+  private readonly firing: FireContext;
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
     this.leadMs = Math.max(0, options.leadMs ?? 0);
     this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
+    this.firing = {
+      misfireMs: this.misfireMs,
+      leadMs: this.leadMs,
+      push: (e) => this.heap.push(e),
+      enqueue: (plan, order) => this.enqueue(plan, order),
+    };
   }
 
   /** Rebuilds the projection from the store, publishes what was missed while down, then runs live. */
@@ -187,7 +179,7 @@ export class Planner {
   }
 
   private entry(plan: JobPlan, kind: Entry['kind'], due: number, occurrence: number): Entry {
-    return { at: due - this.leadMs, due, jobId: plan.job.id, version: plan.version, kind, occurrence, runId: null };
+    return entryOf(plan, kind, due, occurrence, this.leadMs);
   }
 
   /**
@@ -204,14 +196,6 @@ export class Planner {
     this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now })).catch((error) =>
       this.options.log.warn('cancel notice not sent', { jobId, error }),
     );
-    return true;
-  }
-
-  private isCurrent(e: Entry): boolean {
-    const plan = this.projection.get(e.jobId);
-    if (!plan) return false;
-    if (e.kind === TICK) return plan.version === e.version;
-    if (e.kind === QUEUED) return plan.queued?.some((q) => q.runId === e.runId) ?? false;
     return true;
   }
 
@@ -258,42 +242,13 @@ export class Planner {
     // Reading the clock again also covers a timer that fires a little early.
     const now = this.options.clock.now();
     let n = 0;
-    for (let e = this.heap.popDue(now); e; e = n < DRAIN_CHUNK ? this.heap.popDue(now) : undefined) this.fire(e, now), n++;
+    for (let e = this.heap.popDue(now); e; e = n < DRAIN_CHUNK ? this.heap.popDue(now) : undefined) fireEntry(this.firing, this.projection, e, now), n++;
     if (n < DRAIN_CHUNK) return this.arm();
     this.drainQueued = true;
     setImmediate(() => {
       this.drainQueued = false;
       this.drain();
     });
-  }
-
-  private fire(e: Entry, now: number) {
-    const plan = this.projection.get(e.jobId)!;
-    if (e.kind === TICK) {
-      const p = publishAt(plan, e.occurrence);
-      if (now - p > this.misfireMs) {
-        // Far too late: the process was suspended or starved. The rule after downtime applies:
-        // one late run for what was missed, not a burst of every occurrence since.
-        const c = owedSince(plan, e.occurrence - 1, e.occurrence - 1, now, this.misfireMs);
-        for (const order of c.due) this.enqueue(plan, order);
-        for (const order of c.delayed) this.heap.push(this.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
-        if (c.next !== null) this.heap.push(this.entry(plan, TICK, c.next, c.next));
-        return;
-      }
-      plan.cursor = Math.max(plan.cursor, e.occurrence);
-      if (p <= now + this.leadMs) this.enqueue(plan, scheduledRun(plan, e.occurrence, p));
-      else this.heap.push(this.entry(plan, DELAYED, p, e.occurrence));
-      const next = nextTick(plan);
-      if (next !== null) this.heap.push(this.entry(plan, TICK, next, next));
-    } else if (e.kind === DELAYED) {
-      // The occurrence has happened; its delayed run still needs the job runnable when it runs.
-      if (isRunnableAt(plan.job, Math.max(now, e.due))) this.enqueue(plan, scheduledRun(plan, e.occurrence, e.due));
-    } else {
-      const q = plan.queued?.find((r) => r.runId === e.runId);
-      if (!q) return;
-      this.projection.dequeue(plan, q.runId);
-      if (takesQueuedRuns(plan.job)) this.enqueue(plan, { ...queuedRun(plan, q, now), lateByMs: 0 });
-    }
   }
 
   private enqueue(plan: JobPlan, order: RunOrder) {

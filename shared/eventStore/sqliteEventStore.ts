@@ -18,7 +18,6 @@ import {
   WrongExpectedRevisionError,
   type AppendResult,
   type EventData,
-  type EventHandler,
   type EventStore,
   type ExpectedRevision,
   type ReadOptions,
@@ -26,13 +25,13 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './eventStore.ts';
+import { acquireNotifier, notifyAppended, PAGE_SIZE, releaseNotifier, startSubscription, type SubscriptionSource } from './sqliteSubscription.ts';
 
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes. Default 25 ms. */
   pollIntervalMs?: number;
 }
 
-const PAGE_SIZE = 256;
 // Long enough to ride out another process's batch append, short enough to surface a stuck lock.
 const BUSY_TIMEOUT_MS = 10_000;
 
@@ -66,24 +65,6 @@ interface EventRow {
   data: string;
   metadata: string;
   time: number;
-}
-
-/**
- * Appends made through any store object of this process bump `version` and wake the waiters, so
- * subscriptions on the same file react at once; other processes' appends are found by polling.
- */
-interface Notifier {
-  version: number;
-  waiters: Set<() => void>;
-  users: number;
-}
-const notifiers = new Map<string, Notifier>();
-
-function acquireNotifier(key: string): Notifier {
-  let notifier = notifiers.get(key);
-  if (!notifier) notifiers.set(key, (notifier = { version: 0, waiters: new Set(), users: 0 }));
-  notifier.users++;
-  return notifier;
 }
 
 /** Translates driver failures into the project's error type; our own errors pass through. */
@@ -216,19 +197,11 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     }
   };
 
-  const notify = () => {
-    notifier.version++;
-    for (const wake of [...notifier.waiters]) wake();
-  };
-
-  function subscribe(options: SubscribeOptions, handler: EventHandler, onError?: (error: unknown) => void): Subscription {
-    let checkpoint = Number(options.fromPosition ?? 0n);
-    let stopped = false;
-    let interrupt: (() => void) | undefined;
-    let markCaughtUp!: () => void;
-    const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
-
-    const readPage = () => {
+  const source: SubscriptionSource<EventRow> = {
+    notifier,
+    memory,
+    pollIntervalMs,
+    readPage: (options: SubscribeOptions, checkpoint: number) => {
       try {
         return options.category === undefined
           ? pageAll.all(checkpoint, PAGE_SIZE)
@@ -236,66 +209,16 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
       } catch (error) {
         throw translate(error);
       }
-    };
-
-    // Resolves on the next append in this process, the next poll tick (files only), or close.
-    const waitForAppends = (seenVersion: number) =>
-      new Promise<void>((resolve) => {
-        if (stopped || notifier.version !== seenVersion) return resolve();
-        const timer = memory ? undefined : setTimeout(done, pollIntervalMs);
-        function done() {
-          clearTimeout(timer);
-          notifier.waiters.delete(done);
-          interrupt = undefined;
-          resolve();
-        }
-        notifier.waiters.add(done);
-        interrupt = done;
-      });
-
-    const running = (async () => {
-      while (!stopped) {
-        // Taken before the read: an append landing while handlers run must not be slept through.
-        const version = notifier.version;
-        const rows = readPage();
-        for (const row of rows) {
-          if (stopped) return;
-          await handler(toRecorded(row));
-          checkpoint = row.position;
-        }
-        if (rows.length < PAGE_SIZE) {
-          markCaughtUp();
-          await waitForAppends(version);
-        } else {
-          // Reads are synchronous: without a macrotask break a long catch-up would starve timers and I/O.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
-    })().catch((error) => {
-      // The handler's own errors reach onError untouched; store failures arrive already translated.
-      stopped = true;
-      if (onError) onError(error);
-      else console.error('event store subscription stopped:', error);
-    });
-
-    const subscription: Subscription = {
-      caughtUp,
-      async close() {
-        stopped = true;
-        interrupt?.();
-        await running;
-        subscriptions.delete(subscription);
-      },
-    };
-    subscriptions.add(subscription);
-    return subscription;
-  }
+    },
+    toRecorded,
+    subscriptions,
+  };
 
   return {
     appendToStream: (stream, events, options = {}) =>
       guard(() => {
         const result = append.immediate(stream, events, options.expectedRevision ?? 'any');
-        if (events.length > 0) notify();
+        if (events.length > 0) notifyAppended(notifier);
         return result;
       }),
 
@@ -311,7 +234,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
 
     subscribe: (options, handler, onError) => {
       if (closed) throw new AppError('INTERNAL', 'event store (sqlite) is closed');
-      return subscribe(options, handler, onError);
+      return startSubscription(source, options, handler, onError);
     },
 
     setStreamMaxCount: (stream, maxCount) =>
@@ -326,7 +249,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
       if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.close()));
-      if (--notifier.users === 0) notifiers.delete(notifierKey);
+      releaseNotifier(notifierKey, notifier);
       db.close();
     },
   };

@@ -1,0 +1,116 @@
+/**
+ * Subscriptions of the SQLite event store: each one pages through `position > checkpoint` to catch
+ * up, then waits for appends, woken at once by appends of this process and by polling for those of
+ * other processes sharing the file.
+ */
+import type { EventHandler, RecordedEvent, SubscribeOptions, Subscription } from './eventStore.ts';
+
+export const PAGE_SIZE = 256;
+
+/**
+ * Appends made through any store object of this process bump `version` and wake the waiters, so
+ * subscriptions on the same file react at once; other processes' appends are found by polling.
+ */
+export interface Notifier {
+  version: number;
+  waiters: Set<() => void>;
+  users: number;
+}
+const notifiers = new Map<string, Notifier>();
+
+export function acquireNotifier(key: string): Notifier {
+  let notifier = notifiers.get(key);
+  if (!notifier) notifiers.set(key, (notifier = { version: 0, waiters: new Set(), users: 0 }));
+  notifier.users++;
+  return notifier;
+}
+
+/** The store object holding `notifier` under `key` is closed; the last one out removes it. */
+export function releaseNotifier(key: string, notifier: Notifier) {
+  if (--notifier.users === 0) notifiers.delete(key);
+}
+
+/** Called after an append commits: wakes every subscription of this process on the file. */
+export function notifyAppended(notifier: Notifier) {
+  notifier.version++;
+  for (const wake of [...notifier.waiters]) wake();
+}
+
+/** What a subscription reads from: one store object's database, notifier and open subscriptions. */
+export interface SubscriptionSource<Row extends { position: number }> {
+  notifier: Notifier;
+  /** A private `:memory:` database: no other process can append, so there is nothing to poll for. */
+  memory: boolean;
+  pollIntervalMs: number;
+  /** Up to PAGE_SIZE rows after `checkpoint`, in position order; store failures come out translated. */
+  readPage: (options: SubscribeOptions, checkpoint: number) => Row[];
+  toRecorded: (row: Row) => RecordedEvent;
+  /** Each subscription is in here until closed, so closing the store closes it. */
+  subscriptions: Set<Subscription>;
+}
+
+export function startSubscription<Row extends { position: number }>(
+  source: SubscriptionSource<Row>,
+  options: SubscribeOptions,
+  handler: EventHandler,
+  onError?: (error: unknown) => void,
+): Subscription {
+  const { notifier, memory, pollIntervalMs, toRecorded, subscriptions } = source;
+  let checkpoint = Number(options.fromPosition ?? 0n);
+  let stopped = false;
+  let interrupt: (() => void) | undefined;
+  let markCaughtUp!: () => void;
+  const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
+
+  // Resolves on the next append in this process, the next poll tick (files only), or close.
+  const waitForAppends = (seenVersion: number) =>
+    new Promise<void>((resolve) => {
+      if (stopped || notifier.version !== seenVersion) return resolve();
+      const timer = memory ? undefined : setTimeout(done, pollIntervalMs);
+      function done() {
+        clearTimeout(timer);
+        notifier.waiters.delete(done);
+        interrupt = undefined;
+        resolve();
+      }
+      notifier.waiters.add(done);
+      interrupt = done;
+    });
+
+  const running = (async () => {
+    while (!stopped) {
+      // Taken before the read: an append landing while handlers run must not be slept through.
+      const version = notifier.version;
+      const rows = source.readPage(options, checkpoint);
+      for (const row of rows) {
+        if (stopped) return;
+        await handler(toRecorded(row));
+        checkpoint = row.position;
+      }
+      if (rows.length < PAGE_SIZE) {
+        markCaughtUp();
+        await waitForAppends(version);
+      } else {
+        // Reads are synchronous: without a macrotask break a long catch-up would starve timers and I/O.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  })().catch((error) => {
+    // The handler's own errors reach onError untouched; store failures arrive already translated.
+    stopped = true;
+    if (onError) onError(error);
+    else console.error('event store subscription stopped:', error);
+  });
+
+  const subscription: Subscription = {
+    caughtUp,
+    async close() {
+      stopped = true;
+      interrupt?.();
+      await running;
+      subscriptions.delete(subscription);
+    },
+  };
+  subscriptions.add(subscription);
+  return subscription;
+}
