@@ -123,7 +123,9 @@ export class Durable {
   schedule() {
     if (this.scheduled || this.replicas.length === 0) return;
     this.scheduled = true;
-    if (this.burst < BURST) return queueMicrotask(() => this.dispatch());
+    // A macrotask, not a microtask: deliveries made in a burst (executions as responses come in)
+    // then wait for the I/O phase instead of pre-empting it, so requests still queued on a socket
+    // go out first, and consumers get their messages in batches.
     setImmediate(() => {
       this.burst = 0;
       this.dispatch();
