@@ -25,7 +25,18 @@ export interface ExecutorOptions {
  */
 export async function startExecutor(options: ExecutorOptions): Promise<Consumer> {
   const { bus, leases, caller, clock, log, serverName, userAgent } = options;
+  // One timer for every held run (not one each): thousands are held at the top of a minute.
+  const held = new Map<BusMessage, number>();
   const heartbeatMs = CONSUMERS.executors.ackWaitMs / 3;
+  const heartbeat = setInterval(() => {
+    const now = Date.now();
+    for (const [m, since] of held) {
+      if (now - since < heartbeatMs) continue;
+      m.working();
+      held.set(m, now);
+    }
+  }, heartbeatMs / 2);
+  heartbeat.unref();
   const stale = createStaleRuns();
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
@@ -49,7 +60,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       return;
     }
     // Keep the message ours while we wait for its instant and while the call runs.
-    const heartbeat = setInterval(() => msg.working(), heartbeatMs);
+    held.set(msg, Date.now());
     try {
       const due = Number(run.scheduledAt);
       if (due > clock.now()) await new Promise<void>((resolve) => clock.setTimer(due, resolve));
@@ -74,7 +85,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       }
       await msg.ack();
     } finally {
-      clearInterval(heartbeat);
+      held.delete(msg);
     }
   };
 
@@ -89,6 +100,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   });
   return {
     async stop() {
+      clearInterval(heartbeat);
       await cancels.unsubscribe();
       await consumer.stop();
     },

@@ -8,6 +8,12 @@ import type { JobsService } from './jobsService.ts';
 /** Feeds execution outcomes from the bus into the jobs aggregate (fail counter, auto-disable, one-time done). */
 export function consumeExecutions(bus: Bus, service: JobsService, log: Logger) {
   return bus.consume(CONSUMERS.jobsFailures, async (msg) => {
+    // Subjects are tock.executions.<accountId>.<jobId>.<outcome>: most messages are settled by it.
+    const [, , , jobId, outcome] = msg.subject.split('.');
+    if (outcome === 'skipped' || (outcome === 'succeeded' && !service.successMatters(Number(jobId)))) {
+      await msg.ack();
+      return;
+    }
     let execution;
     try {
       execution = fromBinary(ExecutionSchema, msg.data);

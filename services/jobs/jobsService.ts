@@ -201,6 +201,18 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       }));
     },
 
+    /**
+     * Whether a success of this job could change anything (a failure count to reset, a one-time
+     * job to stop): most cannot, and then the execution need not even be decoded.
+     */
+    successMatters(jobId: number): boolean {
+      const entry = view.anyJob(jobId);
+      if (!entry || entry.job.deleted) return false;
+      if (entry.job.fail > 0) return true;
+      const kind = scheduleKind(entry.job.settings, jobId);
+      return kind === 'one-time' || kind === 'timestamp';
+    },
+
     /** An execution's outcome (from the bus): counts consecutive failures, auto-disables, stops a done one-time job. */
     async recordExecution(jobId: number, runId: string, succeeded: boolean, manual: boolean): Promise<void> {
       const entry = view.anyJob(jobId);
