@@ -13,7 +13,7 @@ const benches = readdirSync(dir)
 let failed = 0;
 for (const file of benches) {
   console.log(`\n=== ${file}`);
-  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', join(dir, file)], { stdio: 'inherit', cwd: join(dir, '../..') });
+  const result = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=64', '--import', 'tsx', join(dir, file)], { stdio: 'inherit', cwd: join(dir, '../..') });
   if (result.status !== 0) {
     failed++;
     console.log(`=== ${file} exited with ${result.status}`);

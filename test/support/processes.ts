@@ -23,7 +23,7 @@ export interface ServiceProcess {
 /** Runs `services/<name>/main.ts` as its own process; resolves once its log says `ready`. */
 export function startService(name: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<ServiceProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/main.ts`], {
+    const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', `services/${name}/main.ts`], {
       env: { ...process.env, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

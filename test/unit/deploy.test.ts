@@ -225,7 +225,8 @@ describe('deploy manifests (deploy/k8s)', () => {
         const containers = containersOf(deployment!);
         expect(containers).to.have.length(1);
         const command: string[] = [...(containers[0]!.command ?? []), ...(containers[0]!.args ?? [])];
-        expect(command.slice(0, 3), `${name} runs node --import tsx`).to.deep.equal(['node', '--import', 'tsx']);
+        // The same node flags as `npm start`: a young generation big enough for bursts of runs.
+        expect(command.slice(0, 4), `${name} runs node --import tsx`).to.deep.equal(['node', '--max-semi-space-size=64', '--import', 'tsx']);
         expect(command, `${name} command`).to.include(`services/${name}/main.ts`);
         expect(containers[0]!.workingDir, `${name} workingDir`).to.equal('/app');
         expect(deployment!.spec.selector?.matchLabels, `${name} has a selector`).to.be.an('object');
