@@ -62,6 +62,9 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     // Keep the message ours while we wait for its instant and while the call runs.
     held.set(msg, Date.now());
     try {
+      // Built while the run waits for its instant (it depends on the scheduled time only), so the
+      // top of a second spends its time on sending.
+      const spec = requestFor(run, userAgent);
       const due = Number(run.scheduledAt);
       if (due > clock.now()) await new Promise<void>((resolve) => clock.setTimer(due, resolve));
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
@@ -78,7 +81,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
         return;
       }
       try {
-        const result = await caller.call(requestFor(run, userAgent));
+        const result = await caller.call(spec);
         await publish(run, executionOf(run, result, serverName));
       } finally {
         if (limit > 0) await leases.release(leaseKey, run.runId).catch((error) => log.warn('lease release failed', { error }));
