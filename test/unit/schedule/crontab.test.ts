@@ -1,21 +1,10 @@
 import { expect } from 'chai';
+import { iso, rejects } from './support.ts';
 import { nextRun, nextRuns, parseSchedule, ScheduleError } from '../../../shared/schedule/index.ts';
 
-const iso = (t: number) => new Date(t).toISOString().replace('.000Z', 'Z');
 const runs = (expression: string, timezone: string, from: string, count: number, filter: string | null = null) =>
   nextRuns(parseSchedule({ expression, timezone, filter }), Date.parse(from), count).map(iso);
 
-function rejects(expression: string, message: RegExp) {
-  try {
-    parseSchedule({ expression, timezone: 'UTC' });
-  } catch (e) {
-    expect(e).to.be.instanceOf(ScheduleError);
-    expect((e as ScheduleError).field).to.equal('expression');
-    expect((e as ScheduleError).message, expression).to.match(message);
-    return;
-  }
-  expect.fail(`'${expression}' was accepted`);
-}
 
 describe('crontab', () => {
   it('tells crontab from English by its first fields, not by letters alone', () => {

@@ -1,21 +1,10 @@
 import { expect } from 'chai';
+import { iso, rejects } from './support.ts';
 import { addDuration, nextRuns, parseSchedule, ScheduleError } from '../../../shared/schedule/index.ts';
 
-const iso = (t: number) => new Date(t).toISOString().replace('.000Z', 'Z');
 const runs = (expression: string, from: string, count = 3, timezone = 'UTC') =>
   nextRuns(parseSchedule({ expression, timezone }), Date.parse(from), count).map(iso);
 
-function rejects(expression: string, message: RegExp) {
-  try {
-    parseSchedule({ expression, timezone: 'UTC' });
-  } catch (e) {
-    expect(e).to.be.instanceOf(ScheduleError);
-    expect((e as ScheduleError).field).to.equal('expression');
-    expect((e as ScheduleError).message, expression).to.match(message);
-    return;
-  }
-  expect.fail(`'${expression}' was accepted`);
-}
 
 describe('English intervals', () => {
   it('overflows months like PHP: Jan 31 + 1 month is Mar 2 (leap year) or Mar 3', () => {
