@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { iso, rejects } from './support.ts';
-import { nextRun, nextRuns, parseSchedule, ScheduleError } from '../../../shared/schedule/index.ts';
+import { nextRun, nextRuns, parseSchedule } from '../../../shared/schedule/index.ts';
 
 const runs = (expression: string, timezone: string, from: string, count: number, filter: string | null = null) =>
   nextRuns(parseSchedule({ expression, timezone, filter }), Date.parse(from), count).map(iso);
