@@ -162,23 +162,11 @@ export class JobsView {
   }
 }
 
-/** Points depend on the schedule alone (but for R draws, which are per job): most jobs share a few. */
-const pointsCache = new Map<string, number>();
-
 function safePoints(job: CronJob): number {
-  const { expression, timezone, filter } = job.settings;
-  const key = /r/i.test(expression) ? null : `${expression}\u0000${timezone}\u0000${filter}`;
-  const cached = key === null ? undefined : pointsCache.get(key);
-  if (cached !== undefined) return cached;
-  let points = 1;
   try {
-    points = pointsPerDay(compileSchedule(job.settings, job.id));
+    return pointsPerDay(compileSchedule(job.settings, job.id));
   } catch {
     // A schedule stored by an older, more lenient version: still listable, costs 1.
+    return 1;
   }
-  if (key !== null) {
-    if (pointsCache.size > 10_000) pointsCache.clear();
-    pointsCache.set(key, points);
-  }
-  return points;
 }

@@ -3,6 +3,7 @@ import { applyInterval } from './english.ts';
 import { compiled, type CompiledSchedule, type Schedule } from './schedule.ts';
 
 const memo = new WeakMap<CompiledSchedule, number>();
+const byText = new Map<string, number>();
 
 /** The representative window: all of 2025 (a common year), by the job's wall clock. */
 const WINDOW_START = daysFromCivil(2025, 1, 1);
@@ -22,10 +23,19 @@ const SAMPLE_CANDIDATES = 200_000;
 export function pointsPerDay(schedule: Schedule): number {
   const s = compiled(schedule);
   let points = memo.get(s);
+  if (points !== undefined) return points;
+  // Points depend on the schedule's text alone, except R draws (per job): thousands of jobs share a
+  // few schedules, each compiled on its own, and counting a year of runs is not free.
+  const key = s.cron?.isRandom ? null : `${s.expression}\u0000${s.timezone}\u0000${s.filter ?? ''}`;
+  points = key === null ? undefined : byText.get(key);
   if (points === undefined) {
     points = Math.max(1, Math.ceil(estimate(s) - 1e-9));
-    memo.set(s, points);
+    if (key !== null) {
+      if (byText.size >= 10_000) byText.clear();
+      byText.set(key, points);
+    }
   }
+  memo.set(s, points);
   return points;
 }
 

@@ -6,7 +6,7 @@ import { JobsService } from '../../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient } from '../../../shared/grpc/bridge.ts';
 import { apiClient, ok, type ApiClient } from '../../support/api.ts';
 import { TEST_TOKEN } from '../../support/embedded.ts';
-import { freePort, startService, type ServiceProcess } from '../../support/processes.ts';
+import { distributedEnv, startService, type ServiceProcess } from '../../support/processes.ts';
 import { embeddedTarget, streamEvents, type ApiTarget } from '../../support/targets.ts';
 
 /** One edit per field, each to a value no other edit sets: if any update were lost, its value would be missing. */
@@ -96,28 +96,16 @@ describe('concurrency: ids and updates', function () {
     let two: ApiClient;
 
     before(async () => {
-      const ports = await Promise.all(Array.from({ length: 4 }, () => freePort()));
-      const unused = String(await freePort());
-      const envFor = (jobsPort: number, httpPort: number) => ({
-        DATA_DIR: dataDir,
-        JOBS_GRPC_PORT: String(jobsPort),
-        JOBS_ADDR: `127.0.0.1:${jobsPort}`,
-        PLANNER_ADDR: `127.0.0.1:${unused}`,
-        LOGS_ADDR: `127.0.0.1:${unused}`,
-        PORT: String(httpPort),
-        HOST: '127.0.0.1',
-        TOCK_RATE_LIMIT: '0',
-        NATS_URL: '',
-      });
-      const env1 = envFor(ports[0], ports[1]);
-      const env2 = envFor(ports[2], ports[3]);
+      // Two deployments of jobs + gateway on one data dir; no planner or logs service runs.
+      const env1 = await distributedEnv(dataDir, { NATS_URL: '' });
+      const env2 = await distributedEnv(dataDir, { NATS_URL: '' });
       procs.push(...(await Promise.all([startService('jobs', env1, /jobs service listening/), startService('jobs', env2, /jobs service listening/)])));
       procs.push(...(await Promise.all([startService('gateway', env1, /gateway listening/), startService('gateway', env2, /gateway listening/)])));
       const jobs = createClient(JobsService, env1.JOBS_ADDR);
       await jobs.createAccount({ name: 'shared', timezone: 'UTC', token: TEST_TOKEN, jobLimit: 0 });
       jobs.close();
-      one = apiClient(`http://127.0.0.1:${ports[1]}`, TEST_TOKEN);
-      two = apiClient(`http://127.0.0.1:${ports[3]}`, TEST_TOKEN);
+      one = apiClient(`http://127.0.0.1:${env1.PORT}`, TEST_TOKEN);
+      two = apiClient(`http://127.0.0.1:${env2.PORT}`, TEST_TOKEN);
     });
     after(async () => {
       for (const p of procs.reverse()) await p.kill();
