@@ -51,6 +51,8 @@ const schema = z.object({
   TOCK_SERVER_NAME: z.string().optional(),
   // Due runs go on the bus this long before their instant; executors fire them on time.
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
+  TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Distributed mode: where each gRPC service listens and where the others find it.
   GRPC_HOST: z.string().default('127.0.0.1'),

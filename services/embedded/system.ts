@@ -16,6 +16,7 @@ import { startJobsServer } from '../jobs/server.ts';
 import { startLogsService } from '../logs/logsService.ts';
 import { startPlanner } from '../planner/server.ts';
 import { bootstrapFirstAccount } from './bootstrap.ts';
+import { startExecutorThread } from './executorThread.ts';
 
 export interface EmbeddedOptions {
   config: Config;
@@ -39,21 +40,23 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus, { executionsKept: 20_000 });
-  const leases = createMemoryLeases(() => clock.now());
   const loopback = '127.0.0.1:0';
 
   const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
   const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
-  const executor = await startExecutorService({
+  const executorSettings = {
     bus,
-    leases,
-    clock,
     log: log.child({ component: 'executor' }),
     allowNetworks: config.TOCK_ALLOW_NETWORKS,
     serverName: config.TOCK_SERVER_NAME,
     publicUrl: config.TOCK_PUBLIC_URL,
-  });
+  };
+  // A clock given by a test cannot cross into a thread: that executor stays with it.
+  const executor =
+    config.TOCK_EXECUTOR_THREAD === 'on' && !options.clock
+      ? await startExecutorThread(executorSettings)
+      : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
   const clients = {
     jobs: createClient(JobsService, jobs.address),
     planner: createClient(PlannerService, planner.address),

@@ -1,5 +1,6 @@
 import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult } from './bus.ts';
 import { systemClock, type Clock } from '../clock.ts';
+import { DuplicateWindow } from './duplicateWindow.ts';
 import { Durable, matches, overlaps, tokens, type Headers, type Replica, type StreamState, type Tokens } from './inProcessDurable.ts';
 
 /**
@@ -11,29 +12,27 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
   const streams = new Map<string, StreamState>();
   const subscribers = new Set<{ pattern: Tokens; deliver: (subject: string, data: Uint8Array, headers: Headers) => void }>();
   const consumers = new Set<Consumer>();
-  const routes = new Map<string, StreamState | undefined>(); // subject -> stream; reset when streams change
   let closed = false;
 
   const assertOpen = (action: string) => {
     if (closed) throw new Error(`bus: ${action}: bus is closed`);
   };
 
+  // A handful of streams: matching each is cheaper than a cache keyed by subject (one per job).
+  const streamOf = (subject: Tokens) => {
+    for (const s of streams.values()) for (const p of s.patterns) if (matches(p, subject)) return s;
+    return undefined;
+  };
+
   const prune = (s: StreamState) => {
-    const { maxAgeMs = 0, maxMessages = 0, duplicateWindowMs } = s.config;
+    const { maxAgeMs = 0, maxMessages = 0 } = s.config;
     const now = clock.now();
     while (s.firstSeq <= s.lastSeq) {
       const m = s.msgs.get(s.firstSeq);
       if (m && !(maxMessages > 0 && s.msgs.size > maxMessages) && !(maxAgeMs > 0 && m.time <= now - maxAgeMs)) break;
       s.msgs.delete(s.firstSeq++);
     }
-    while (s.idsHead < s.idOrder.length && s.idOrder[s.idsHead].at <= now - duplicateWindowMs) {
-      const { id, at } = s.idOrder[s.idsHead++];
-      if (s.ids.get(id)?.at === at) s.ids.delete(id);
-    }
-    if (s.idsHead > 4096 && s.idsHead * 2 > s.idOrder.length) {
-      s.idOrder = s.idOrder.slice(s.idsHead);
-      s.idsHead = 0;
-    }
+    s.ids.expire(now);
   };
 
   return {
@@ -50,10 +49,10 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
       }
       const existing = streams.get(config.name);
       if (existing && existing.config.retention !== config.retention) throw fail('retention cannot be changed');
-      const s = existing ?? { config, patterns, msgs: new Map(), lastSeq: 0, firstSeq: 1, ids: new Map(), idOrder: [], idsHead: 0, durables: new Map() };
+      const s = existing ?? { config, patterns, msgs: new Map(), lastSeq: 0, firstSeq: 1, ids: new DuplicateWindow(config.duplicateWindowMs), durables: new Map() };
       Object.assign(s, { config: { ...config }, patterns });
+      s.ids.windowMs = config.duplicateWindowMs;
       streams.set(config.name, s);
-      routes.clear();
       prune(s);
     },
 
@@ -66,21 +65,16 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
       for (const sub of subscribers) {
         if (matches(sub.pattern, subjectTokens)) queueMicrotask(() => sub.deliver(subject, copy, headers));
       }
-      if (!routes.has(subject)) {
-        if (routes.size > 10_000) routes.clear();
-        routes.set(subject, [...streams.values()].find((c) => c.patterns.some((p) => matches(p, subjectTokens))));
-      }
-      const s = routes.get(subject);
+      const s = streamOf(subjectTokens);
       if (!s) throw new Error(`bus: publish to "${subject}": no stream holds this subject`);
       const now = clock.now();
       const { msgId } = options;
-      const seen = msgId === undefined ? undefined : s.ids.get(msgId);
-      if (seen && seen.at > now - s.config.duplicateWindowMs) return { stream: s.config.name, seq: seen.seq, duplicate: true };
+      const seen = msgId === undefined ? undefined : s.ids.seen(msgId, now);
+      if (seen !== undefined) return { stream: s.config.name, seq: seen, duplicate: true };
       const seq = ++s.lastSeq;
       s.msgs.set(seq, { seq, subject, tokens: subjectTokens, data: copy, headers, time: now });
       if (msgId !== undefined) {
-        s.ids.set(msgId, { seq, at: now });
-        s.idOrder.push({ id: msgId, at: now });
+        s.ids.add(msgId, seq, now);
       }
       prune(s);
       for (const d of s.durables.values()) d.schedule();

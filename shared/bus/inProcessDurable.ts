@@ -1,5 +1,7 @@
 import type { BusMessage, ConsumerOptions, MessageHandler, StreamConfig } from './bus.ts';
 import type { Clock } from '../clock.ts';
+import { DeadlineHeap, type Deadline } from './deadlineHeap.ts';
+import type { DuplicateWindow } from './duplicateWindow.ts';
 
 /**
  * The in-process bus's stream state and durable consumers: subject matching, and per durable the
@@ -42,15 +44,12 @@ export interface StreamState {
   /** Every sequence below this one is gone. Map iteration from the front would step over every
    * deleted entry still in the table, so the oldest message is found by sequence instead. */
   firstSeq: number;
-  ids: Map<string, { seq: number; at: number }>;
-  /** Message ids in time order, from `idsHead` on: what the duplicate window expires first. */
-  idOrder: { id: string; at: number }[];
-  idsHead: number;
+  ids: DuplicateWindow;
   durables: Map<string, Durable>;
 }
 
 /** A delivered, not yet acked message of one durable. */
-interface Pending {
+export interface Pending {
   seq: number;
   count: number;
   /** Due for redelivery then (ack wait or nak delay); Infinity once queued for redelivery. */
@@ -59,34 +58,52 @@ interface Pending {
   gen: number;
 }
 
-type Deadline = { at: number; p: Pending };
 export type Replica = { handler: MessageHandler; inFlight: Set<Promise<void>> };
 
-/** Min-heap of redelivery deadlines. Entries are not removed early: they go stale (see `valid`). */
-class DeadlineHeap {
-  items: Deadline[] = [];
-  push(item: Deadline) {
-    const a = this.items;
-    for (let i = a.push(item) - 1, up = (i - 1) >> 1; i > 0 && a[up].at > a[i].at; i = up, up = (i - 1) >> 1) {
-      [a[up], a[i]] = [a[i], a[up]];
-    }
+/**
+ * One delivery as its handler sees it. A class, not an object of closures: one is made per
+ * message, thousands a second.
+ */
+class Delivered implements BusMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly headers: Headers;
+  readonly seq: number;
+  readonly deliveryCount: number;
+  private readonly gen: number;
+  private settled = false;
+
+  constructor(
+    private readonly durable: Durable,
+    stored: Stored,
+    private readonly p: Pending,
+  ) {
+    this.subject = stored.subject;
+    this.data = stored.data;
+    this.headers = stored.headers;
+    this.seq = stored.seq;
+    this.deliveryCount = p.count;
+    this.gen = ++p.gen;
   }
-  pop(): Deadline {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop()!;
-    if (a.length === 0) return top;
-    a[0] = last;
-    for (let i = 0, m = 0; ; i = m) {
-      for (const c of [2 * i + 1, 2 * i + 2]) if (c < a.length && a[c].at < a[m].at) m = c;
-      if (m === i) return top;
-      [a[m], a[i]] = [a[i], a[m]];
-    }
+
+  // As with JetStream, an ack or term from an earlier delivery still counts; nak and working don't.
+  async ack() {
+    this.term();
   }
-  retain(keep: (item: Deadline) => boolean) {
-    const kept = this.items.filter(keep);
-    this.items = [];
-    for (const item of kept) this.push(item);
+
+  term() {
+    if (!this.settled) this.durable.finish(this.p);
+    this.settled = true;
+  }
+
+  nak(delayMs?: number) {
+    if (this.settled || !this.durable.isCurrent(this.p, this.gen)) return;
+    this.settled = true;
+    this.durable.nakked(this.p, delayMs);
+  }
+
+  working() {
+    if (!this.settled && this.durable.isCurrent(this.p, this.gen)) this.durable.extend(this.p);
   }
 }
 
@@ -172,34 +189,9 @@ export class Durable {
 
   private deliver(stored: Stored, p: Pending) {
     p.count++;
-    const gen = ++p.gen;
     this.arm(p, this.clock.now() + this.options.ackWaitMs);
     const replica = this.replicas[this.rr++ % this.replicas.length];
-    let settled = false;
-    const current = () => !settled && this.pending.get(p.seq) === p && p.gen === gen;
-    // As with JetStream, an ack or term from an earlier delivery still counts; nak and working don't.
-    const finish = () => {
-      if (!settled) this.finish(p);
-      settled = true;
-    };
-    const msg: BusMessage = {
-      subject: stored.subject,
-      data: stored.data,
-      headers: stored.headers,
-      seq: stored.seq,
-      deliveryCount: p.count,
-      ack: async () => finish(),
-      term: finish,
-      nak: (delayMs) => {
-        if (!current()) return;
-        settled = true;
-        if (delayMs && delayMs > 0) this.arm(p, this.clock.now() + delayMs);
-        else this.expire(p);
-      },
-      working: () => {
-        if (current()) this.arm(p, this.clock.now() + this.options.ackWaitMs);
-      },
-    };
+    const msg = new Delivered(this, stored, p);
     let result: unknown;
     try {
       result = replica.handler(msg);
@@ -207,16 +199,29 @@ export class Durable {
       return msg.nak();
     }
     if (!(result instanceof Promise)) return;
-    const run: Promise<void> = result.then(
-      () => undefined,
-      () => msg.nak(),
-    );
+    const run: Promise<void> = result.then(undefined, () => msg.nak());
     replica.inFlight.add(run);
     void run.finally(() => replica.inFlight.delete(run));
   }
 
+  /** The delivery is still the current one of its message (not acked, not redelivered since). */
+  isCurrent(p: Pending, gen: number) {
+    return this.pending.get(p.seq) === p && p.gen === gen;
+  }
+
+  /** A handler's nak: redeliver after `delayMs`, or at once. */
+  nakked(p: Pending, delayMs?: number) {
+    if (delayMs && delayMs > 0) this.arm(p, this.clock.now() + delayMs);
+    else this.expire(p);
+  }
+
+  /** A handler's working(): the ack wait starts over. */
+  extend(p: Pending) {
+    this.arm(p, this.clock.now() + this.options.ackWaitMs);
+  }
+
   /** Ack or term: done with the message. A work queue forgets it either way, as JetStream does. */
-  private finish(p: Pending) {
+  finish(p: Pending) {
     if (this.pending.get(p.seq) !== p) return;
     this.pending.delete(p.seq);
     if (this.stream.config.retention === 'workqueue') {

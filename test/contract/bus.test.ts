@@ -3,6 +3,9 @@ import { connect } from '@nats-io/transport-node';
 import type { Bus } from '../../shared/bus/bus.ts';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { createPortBus } from '../../shared/bus/portBus.ts';
+import { servePortBus } from '../../shared/bus/portBusServer.ts';
+import { MessageChannel } from 'node:worker_threads';
 import { busContract } from './busContract.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -10,6 +13,22 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 busContract('in-process', async () => {
   const bus = createInProcessBus();
   return { bus, close: () => bus.close() };
+});
+
+// Embedded mode's executor thread sees the in-process bus through a MessagePort: same contract.
+busContract('in-process, across a MessagePort', async () => {
+  const owner = createInProcessBus();
+  const { port1, port2 } = new MessageChannel();
+  const server = servePortBus(owner, port2);
+  const bus = createPortBus(port1);
+  return {
+    bus,
+    async close() {
+      await bus.close();
+      await server.close();
+      await owner.close();
+    },
+  };
 });
 
 if (process.env.TOCK_SKIP_NATS === '1') {

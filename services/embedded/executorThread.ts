@@ -1,0 +1,66 @@
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { Bus } from '../../shared/bus/bus.ts';
+import { servePortBus } from '../../shared/bus/portBusServer.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { ExecutorThreadData, ThreadLog } from '../executor/thread.ts';
+
+const BOOT = new URL('../../shared/thread/boot.mjs', import.meta.url);
+const ENTRY = new URL('../executor/thread.ts', import.meta.url).href;
+const RESTART_DELAY_MS = 1000;
+
+type Options = Omit<ExecutorThreadData, 'entry' | 'busPort'> & { bus: Bus; log: Logger };
+
+/**
+ * Embedded mode's executor on a worker thread, so HTTP calls and the run path use the second
+ * core while the main thread plans, records and answers the API. Runs it held when the thread
+ * dies go back to the bus (redelivered, as for a dead replica) and a new thread takes over.
+ */
+export async function startExecutorThread(options: Options) {
+  const { bus, log, ...settings } = options;
+  let stopping = false;
+  let current: Awaited<ReturnType<typeof spawn>>;
+
+  async function spawn() {
+    const { port1, port2 } = new MessageChannel();
+    const server = servePortBus(bus, port2);
+    const workerData: ExecutorThreadData = { ...settings, entry: ENTRY, busPort: port1 };
+    const worker = new Worker(BOOT, { workerData, transferList: [port1] });
+    const ready = new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: ThreadLog | { t: 'ready' | 'stopped' }) => {
+        if (m.t === 'log') log[m.level](m.msg, m.fields);
+        else if (m.t === 'ready') resolve();
+      });
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`executor thread exited with code ${code} while starting`)));
+    });
+    worker.on('error', (error) => log.error('executor thread failed', { error }));
+    worker.once('exit', (code) => {
+      void server.close();
+      if (stopping) return;
+      log.error('executor thread exited; starting another', { code });
+      setTimeout(() => {
+        if (!stopping) spawn().then((next) => (current = next), (error) => log.error('executor thread restart failed', { error }));
+      }, RESTART_DELAY_MS).unref();
+    });
+    await ready;
+    return { worker, server };
+  }
+
+  current = await spawn();
+  return {
+    async stop() {
+      stopping = true;
+      const { worker, server } = current;
+      const stopped = new Promise<void>((resolve) => {
+        worker.on('message', (m: { t: string }) => m.t === 'stopped' && resolve());
+        worker.once('exit', () => resolve());
+      });
+      worker.postMessage({ t: 'stop' });
+      await stopped;
+      await worker.terminate();
+      await server.close();
+    },
+    /** For tests: the thread dies as if it crashed. */
+    kill: () => current.worker.terminate(),
+  };
+}

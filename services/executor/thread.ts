@@ -1,0 +1,54 @@
+// Entry of embedded mode's executor thread (started through shared/thread/boot.mjs): the same
+// executor service as a replica of its own, on a bus served by the main thread over a port.
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { createPortBus } from '../../shared/bus/portBus.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { createMemoryLeases } from '../../shared/leases/leases.ts';
+import type { Logger } from '../../shared/log.ts';
+import { startExecutorService } from './server.ts';
+
+export interface ExecutorThreadData {
+  entry: string;
+  busPort: MessagePort;
+  allowNetworks: string[];
+  serverName?: string;
+  publicUrl?: string;
+}
+
+export type ThreadLog = { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> };
+
+const data = workerData as ExecutorThreadData;
+const control = parentPort!;
+
+// The main thread owns the logger (its level, its destination): records cross as they are.
+const logger = (base: Record<string, unknown>): Logger => {
+  const post = (level: ThreadLog['level']) => (msg: string, fields: Record<string, unknown> = {}) => {
+    const record: ThreadLog = { t: 'log', level, msg, fields: { ...base, ...fields } };
+    try {
+      control.postMessage(record);
+    } catch {
+      control.postMessage({ ...record, fields: JSON.parse(JSON.stringify(record.fields, (_k, v) => (typeof v === 'bigint' ? String(v) : v))) });
+    }
+  };
+  return { debug: post('debug'), info: post('info'), warn: post('warn'), error: post('error'), child: (fields) => logger({ ...base, ...fields }) };
+};
+
+const bus = createPortBus(data.busPort);
+// The only executor of an embedded system: `instances` needs no lease shared beyond this thread.
+const leases = createMemoryLeases();
+const executor = await startExecutorService({
+  bus,
+  leases,
+  clock: systemClock,
+  log: logger({}),
+  allowNetworks: data.allowNetworks,
+  serverName: data.serverName,
+  publicUrl: data.publicUrl,
+});
+control.on('message', async (message: { t: string }) => {
+  if (message.t !== 'stop') return;
+  await executor.stop();
+  await bus.close();
+  control.postMessage({ t: 'stopped' });
+});
+control.postMessage({ t: 'ready' });

@@ -1,0 +1,31 @@
+import type { Pending } from './inProcessDurable.ts';
+
+export type Deadline = { at: number; p: Pending };
+
+/** Min-heap of redelivery deadlines. Entries are not removed early: they go stale (see `valid`). */
+export class DeadlineHeap {
+  items: Deadline[] = [];
+  push(item: Deadline) {
+    const a = this.items;
+    for (let i = a.push(item) - 1, up = (i - 1) >> 1; i > 0 && a[up].at > a[i].at; i = up, up = (i - 1) >> 1) {
+      [a[up], a[i]] = [a[i], a[up]];
+    }
+  }
+  pop(): Deadline {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop()!;
+    if (a.length === 0) return top;
+    a[0] = last;
+    for (let i = 0, m = 0; ; i = m) {
+      for (const c of [2 * i + 1, 2 * i + 2]) if (c < a.length && a[c].at < a[m].at) m = c;
+      if (m === i) return top;
+      [a[m], a[i]] = [a[i], a[m]];
+    }
+  }
+  retain(keep: (item: Deadline) => boolean) {
+    const kept = this.items.filter(keep);
+    this.items = [];
+    for (const item of kept) this.push(item);
+  }
+}

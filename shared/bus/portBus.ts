@@ -1,0 +1,166 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { Bus, BusMessage, Consumer, MessageHandler } from './bus.ts';
+import { createOutbox, own, type FromOwner, type Request, type ToOwner } from './portFrames.ts';
+
+type Live = (subject: string, data: Uint8Array, headers: Record<string, string>) => void;
+type Local = { handler: MessageHandler; stopped: boolean; inFlight: Set<Promise<void>> };
+
+// Distributes a request over the Request union, so each call site is checked against its own shape.
+type Without<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+type Out = ReturnType<typeof createOutbox<ToOwner>>;
+
+/** A delivery made by the owning thread; settling it sends a frame back. A class: one per message. */
+class Remote implements BusMessage {
+  readonly subject: string;
+  readonly data: Uint8Array;
+  readonly headers: Record<string, string>;
+  readonly seq: number;
+  readonly deliveryCount: number;
+  private readonly d: number;
+
+  constructor(
+    f: Extract<FromOwner, { t: 'deliver' }>,
+    private readonly out: Out,
+    private readonly request: (frame: { t: 'ack'; d: number }) => Promise<unknown>,
+  ) {
+    this.subject = f.subject;
+    this.data = f.data;
+    this.headers = f.headers;
+    this.seq = f.seq;
+    this.deliveryCount = f.deliveryCount;
+    this.d = f.d;
+  }
+
+  async ack() {
+    await this.request({ t: 'ack', d: this.d });
+  }
+
+  nak(delayMs?: number) {
+    this.out.push({ t: 'nak', d: this.d, delayMs });
+  }
+
+  term() {
+    this.out.push({ t: 'term', d: this.d });
+  }
+
+  working() {
+    this.out.push({ t: 'working', d: this.d });
+  }
+}
+
+/**
+ * A Bus for a worker thread, served over a MessagePort by the thread that owns the real bus
+ * (servePortBus). Embedded mode runs its executor this way, so HTTP calls use the second core
+ * while the in-process bus keeps its semantics in one place.
+ */
+export function createPortBus(port: MessagePort): Bus {
+  const out = createOutbox<ToOwner>(port);
+  const calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const consumers = new Map<number, Local>();
+  const subscribers = new Map<number, Live>();
+  let nextId = 0;
+  let closed = false;
+
+  // `id` is given when the caller must register what the reply names before deliveries can arrive.
+  const request = <T>(frame: Without<Request, 'id'>, id = ++nextId): Promise<T> => {
+    if (closed) return Promise.reject(new Error(`bus: ${frame.t}: bus is closed`));
+    return new Promise<T>((resolve, reject) => {
+      calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      out.push({ ...frame, id } as Request);
+    });
+  };
+
+  const deliver = (local: Local | undefined, f: Extract<FromOwner, { t: 'deliver' }>) => {
+    // Stopped (or never known) here while the delivery was on its way: hand it straight back.
+    if (!local || local.stopped) return out.push({ t: 'done', d: f.d, failed: true });
+    const { d } = f;
+    const msg = new Remote(f, out, request);
+    const run = (async () => local.handler(msg))().then(
+      () => out.push({ t: 'done', d, failed: false }),
+      () => out.push({ t: 'done', d, failed: true }),
+    );
+    local.inFlight.add(run);
+    void run.finally(() => local.inFlight.delete(run));
+  };
+
+  port.on('message', (frames: FromOwner[]) => {
+    for (const f of frames) {
+      if (f.t === 'reply') {
+        const call = calls.get(f.id);
+        calls.delete(f.id);
+        if (f.error === undefined) call?.resolve(f.value);
+        else call?.reject(new Error(f.error));
+      } else if (f.t === 'deliver') {
+        deliver(consumers.get(f.cid), f);
+      } else {
+        subscribers.get(f.sid)?.(f.subject, f.data, f.headers);
+      }
+    }
+  });
+
+  return {
+    ensureStream: (config) => request({ t: 'ensureStream', config }),
+    publish: (subject, data, options) => request({ t: 'publish', subject, data: own(data), options }),
+    notify: (subject, data) => request({ t: 'notify', subject, data: own(data) }),
+
+    async consume(options, handler): Promise<Consumer> {
+      const local: Local = { handler, stopped: false, inFlight: new Set() };
+      // The owner names the consumer by the request's id; its first deliveries may share the reply's batch.
+      const cid = ++nextId;
+      consumers.set(cid, local);
+      try {
+        await request<number>({ t: 'consume', options }, cid);
+      } catch (error) {
+        consumers.delete(cid);
+        throw error;
+      }
+      return {
+        async stop() {
+          if (local.stopped) return;
+          local.stopped = true;
+          await Promise.allSettled([...local.inFlight]);
+          consumers.delete(cid);
+          if (!closed) await request({ t: 'stopConsumer', cid });
+        },
+      };
+    },
+
+    async subscribe(subject, handler) {
+      const sid = ++nextId;
+      subscribers.set(sid, handler);
+      try {
+        await request<number>({ t: 'subscribe', subject }, sid);
+      } catch (error) {
+        subscribers.delete(sid);
+        throw error;
+      }
+      return {
+        unsubscribe: async () => {
+          if (!subscribers.delete(sid) || closed) return;
+          await request({ t: 'unsubscribe', sid });
+        },
+      };
+    },
+
+    /** Stops this thread's consumers and subscriptions; the owner's bus stays open. */
+    async close() {
+      if (closed) return;
+      for (const sid of [...subscribers.keys()]) {
+        subscribers.delete(sid);
+        await request({ t: 'unsubscribe', sid });
+      }
+      for (const [cid, local] of [...consumers]) {
+        local.stopped = true;
+        await Promise.allSettled([...local.inFlight]);
+        consumers.delete(cid);
+        await request({ t: 'stopConsumer', cid });
+      }
+      closed = true;
+      out.close();
+      port.close();
+      for (const call of calls.values()) call.reject(new Error('bus: closed'));
+      calls.clear();
+    },
+  };
+}
