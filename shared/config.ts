@@ -49,8 +49,9 @@ const schema = z.object({
   TOCK_PUBLIC_URL: z.string().url().optional(),
   TOCK_DEFAULT_TIMEZONE: z.string().default('UTC'),
   TOCK_SERVER_NAME: z.string().optional(),
-  // Due runs go on the bus this long before their instant; executors fire them on time.
-  TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+  // Due runs go on the bus this long before their instant; executors fire them on time. Half a
+  // second off the second boundary, so planning the next second never competes with firing this one.
+  TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

@@ -33,9 +33,15 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
       const window = received.filter((r) => Number(r.scheduled) >= first && Number(r.scheduled) <= last);
       const perOccurrence = new Map<string, number>();
       for (const r of window) perOccurrence.set(`${r.url}@${r.scheduled}`, (perOccurrence.get(`${r.url}@${r.scheduled}`) ?? 0) + 1);
-      const lateness = window.map((r) => r.at - Number(r.scheduled) * 1000).sort((a, b) => a - b);
-      const figures = { runs: window.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness[lateness.length - 1] };
-      console.log(`      lateness over ${figures.runs} runs: p50 ${figures.p50} ms, p99 ${figures.p99} ms, max ${figures.max} ms`);
+      const figuresOf = (runs: Arrival[]) => {
+        const lateness = runs.map((r) => r.at - Number(r.scheduled) * 1000).sort((a, b) => a - b);
+        return { runs: runs.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness[lateness.length - 1] };
+      };
+      const show = (f: ReturnType<typeof figuresOf>) => `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms`;
+      const figures = figuresOf(window);
+      // The first second also opens the 1000 connections and runs the executor's code cold.
+      const warm = figuresOf(window.filter((r) => Number(r.scheduled) > first));
+      console.log(`      lateness over ${figures.runs} runs: ${show(figures)}; after the first second: ${show(warm)}`);
 
       expect(perOccurrence.size, 'every occurrence arrived').to.equal(JOBS * SECONDS);
       expect([...perOccurrence.values()].every((n) => n === 1), 'no occurrence arrived twice').to.equal(true);
