@@ -11,7 +11,7 @@ const encoder = new TextEncoder();
  * compare-and-set on the entry's revision, so replicas racing for the last slot cannot both win.
  */
 export async function connectNatsLeases(url: string, bucket = 'tock_instances', now: () => number = Date.now): Promise<Leases> {
-  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases' });
+  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases', noAsyncTraces: true });
   const kv: KV = await new Kvm(nc).create(bucket, { history: 1 });
 
   const change = async (key: string, fn: (holders: Holders) => Holders | null): Promise<boolean> => {

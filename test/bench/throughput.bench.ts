@@ -1,7 +1,7 @@
 // Sustained executions per second, end to end (due run -> HTTP call -> execution -> logs read
 // model), in embedded mode and in distributed mode on NATS, next to undici alone against the
 // same target. Run: npx tsx test/bench/throughput.bench.ts [embedded jobs] [distributed jobs] [seconds]
-// (default 12000 8000 10): each mode is offered a little more than it can do, so what is logged
+// (default 16000 8000 10): each mode is offered a little more than it can do, so what is logged
 // per second is its capacity.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -16,7 +16,7 @@ import { apiClient, ok } from '../support/api.ts';
 import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 
-const EMBEDDED_JOBS = Number(process.argv[2] ?? 12000);
+const EMBEDDED_JOBS = Number(process.argv[2] ?? 16000);
 const DISTRIBUTED_JOBS = Number(process.argv[3] ?? 8000);
 const SECONDS = Number(process.argv[4] ?? 10);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
