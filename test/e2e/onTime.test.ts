@@ -14,6 +14,7 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
 
   it('delivers every occurrence to the target, once, and reports the lateness', async () => {
     const target = await startTargetProcess();
+    await target.warmUp();
     const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
     try {
       const data = Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/job/${i}`, expression: '* * * * * *', name: `tick ${i}` }));

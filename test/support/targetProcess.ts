@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Agent, request } from 'undici';
 
 export interface Arrival {
   url: string;
@@ -22,6 +23,17 @@ export async function startTargetProcess() {
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    /**
+     * A fresh process answers its first few thousand requests with cold code: send them first, so
+     * what a test measures is the caller's lateness, not the target's warm-up.
+     */
+    async warmUp(concurrency = 1000, rounds = 5) {
+      const agent = new Agent({ connections: concurrency });
+      for (let k = 0; k < rounds; k++) {
+        await Promise.all(Array.from({ length: concurrency }, (_, i) => request(`${url}/warm/${i}`, { dispatcher: agent }).then((r) => r.body.dump())));
+      }
+      await agent.close();
+    },
     async arrivals(): Promise<Arrival[]> {
       const text = await (await fetch(`${url}/__received`)).text();
       return text ? text.split('\n').map((line) => JSON.parse(line)) : [];
