@@ -60,6 +60,9 @@ export async function startExecutorThread(options: Options) {
       await worker.terminate();
       await server.close();
     },
+    get threadId() {
+      return current.worker.threadId;
+    },
     /** For tests: the thread dies as if it crashed. */
     kill: () => current.worker.terminate(),
   };

@@ -53,7 +53,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     publicUrl: config.TOCK_PUBLIC_URL,
   };
   // A clock given by a test cannot cross into a thread: that executor stays with it.
-  const executor =
+  const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number } =
     config.TOCK_EXECUTOR_THREAD === 'on' && !options.clock
       ? await startExecutorThread(executorSettings)
       : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
@@ -77,6 +77,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     jobs,
     planner,
     logs,
+    executor,
     jobsClient: clients.jobs,
     clients,
     store,
