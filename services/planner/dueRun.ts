@@ -38,3 +38,7 @@ export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0): DueRun {
 }
 
 export const encodeDueRun = (job: CronJob, order: RunOrder, plannedAt = 0): Uint8Array => toBinary(DueRunSchema, toDueRun(job, order, plannedAt));
+
+/** Encoding deferred to the publish (see Outgoing). A returned arrow, not a named one: tsx would
+ * give a named closure its name at run time, once per run. */
+export const encodeLater = (job: CronJob, order: RunOrder, plannedAt: number) => () => encodeDueRun(job, order, plannedAt);

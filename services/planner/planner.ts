@@ -6,7 +6,7 @@ import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '.
 import type { JobEvent } from '../jobs/cronJob.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
-import { encodeDueRun } from './dueRun.ts';
+import { encodeLater } from './dueRun.ts';
 import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
 import { TimerHeap } from './timerHeap.ts';
@@ -258,7 +258,7 @@ export class Planner {
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
     const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: () => encodeDueRun(job, order, plannedAt) });
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt) });
   }
 
   private scheduleWatermark() {
