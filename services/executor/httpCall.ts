@@ -3,7 +3,9 @@ import { isIP, type Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { RequestSpec } from './buildRequest.ts';
 import { createEgressGuard, isEgressRefused, type EgressGuard } from './egressGuard.ts';
+import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './judge.ts';
+import { redirectTarget } from './redirect.ts';
 
 /** One run's HTTP outcome. Every failure is a value here; call() never rejects. */
 export interface HttpResult {
@@ -34,9 +36,6 @@ export interface HttpCaller {
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // A redirect's own body is never shown; past this much it is not worth reading to the end.
 const MAX_REDIRECT_BODY = 64 * 1024;
-// Failures where no connection came up at all: FC retries these once.
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ECONNRESET', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
-const CROSS_ORIGIN_DROPPED = new Set(['authorization', 'cookie', 'host']);
 
 /**
  * Undici does not say which socket served a request. It does announce, synchronously right after
@@ -63,63 +62,6 @@ interface Hop {
   /** onRequestStart ran: a socket was up, so a failure is not a connect failure. */
   connected: boolean;
   timedOut: boolean;
-}
-
-const codeOf = (e: unknown): string => String((e as { code?: unknown } | null)?.code ?? '');
-
-export function isConnectFailure(e: unknown): boolean {
-  if (isEgressRefused(e)) return false;
-  if (e instanceof AggregateError && e.errors.length > 0) return e.errors.every(isConnectFailure);
-  return CONNECT_CODES.has(codeOf(e));
-}
-
-/** A transport error as a sentence for the run log. */
-export function describeError(e: unknown, host: string): string {
-  const code = codeOf(e);
-  const err = e as { message?: string; address?: string; port?: number } | null;
-  const where = err?.address ? `${err.address}${err.port ? `:${err.port}` : ''}` : host;
-  if (isEgressRefused(e)) return (e as Error).message;
-  if (e instanceof AggregateError && e.errors.length > 0) return describeError(e.errors[0], host);
-  switch (code) {
-    case 'ECONNREFUSED': return `connection refused by ${where}`;
-    case 'ENOTFOUND': return `DNS lookup failed: host ${host} not found`;
-    case 'EAI_AGAIN': return `DNS lookup failed temporarily for host ${host}`;
-    case 'ETIMEDOUT': case 'UND_ERR_CONNECT_TIMEOUT': return `could not connect to ${host}: connect timeout`;
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return `could not connect to ${where}: network unreachable`;
-    case 'ECONNRESET': return `connection reset by ${where}`;
-    case 'UND_ERR_SOCKET': return `connection closed by ${host} before the response was complete`;
-  }
-  if (code.startsWith('ERR_TLS') || /CERT|SSL|TLS/.test(code)) return `TLS error with ${host}: ${err?.message ?? code}`;
-  const message = err?.message || String(e);
-  return code && !message.includes(code) ? `${message} (${code})` : message;
-}
-
-/**
- * The next request after a redirect, per RFC 9110 as browsers apply it: 303 becomes GET (HEAD
- * stays HEAD), 301/302 turn a POST into a GET, 307/308 repeat as they are. Credentials do not
- * follow to another origin. Returns an error sentence when the Location is unusable.
- */
-export function redirectTarget(spec: RequestSpec, status: number, location: string): RequestSpec | string {
-  let next: URL;
-  try {
-    next = new URL(location, spec.url);
-  } catch {
-    return `redirect (HTTP ${status}) to an invalid location ${JSON.stringify(location)}`;
-  }
-  if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-    return `redirect (HTTP ${status}) to an unsupported URL scheme ${JSON.stringify(next.protocol)}`;
-  }
-  const toGet = (status === 303 && spec.method !== 'HEAD') || ((status === 301 || status === 302) && spec.method === 'POST');
-  const crossOrigin = new URL(spec.url).origin !== next.origin;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(spec.headers)) {
-    const lower = name.toLowerCase();
-    if (crossOrigin && CROSS_ORIGIN_DROPPED.has(lower)) continue;
-    if (toGet && lower === 'content-type') continue;
-    headers[name] = value;
-  }
-  next.hash = '';
-  return { method: toGet ? 'GET' : spec.method, url: next.href, headers, body: toGet ? null : spec.body, timeoutMs: spec.timeoutMs };
 }
 
 export function createHttpCaller(options: HttpCallerOptions): HttpCaller {

@@ -6,11 +6,14 @@ import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 
 const JOBS = 1000;
 const SECONDS = Number(process.env.TOCK_ON_TIME_SECONDS ?? 20);
+// Seconds of runs before the measured ones: the first calls open 1000 connections and run the
+// executor's code cold. They are still checked (each occurrence once), and their lateness shown.
+const WARM_UP = 3;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, function () {
-  this.timeout((SECONDS + 60) * 1000);
+  this.timeout((WARM_UP + SECONDS + 60) * 1000);
 
   it('delivers every occurrence to the target, once, and reports the lateness', async () => {
     const target = await startTargetProcess();
@@ -20,8 +23,9 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
       const data = Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/job/${i}`, expression: '* * * * * *', name: `tick ${i}` }));
       const jobs = await ok<any[]>(system.api.call('cron_batch_add', { data }));
       expect(jobs).to.have.length(JOBS);
-      // Measure whole seconds that start after every job exists, so each job owes one run per second.
-      const first = Math.ceil(Date.now() / 1000) + 1;
+      // Whole seconds that start after every job exists, so each job owes one run per second.
+      const start = Math.ceil(Date.now() / 1000);
+      const first = start + WARM_UP;
       const last = first + SECONDS - 1;
       await new Promise((r) => setTimeout(r, (last + 1) * 1000 - Date.now()));
       let received: Arrival[] = [];
@@ -32,19 +36,19 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
       await ok(system.api.call('cron_batch_delete', { id: jobs.map((j) => j.id) }));
 
       const window = received.filter((r) => Number(r.scheduled) >= first && Number(r.scheduled) <= last);
+      const all = received.filter((r) => Number(r.scheduled) >= start && Number(r.scheduled) <= last);
       const perOccurrence = new Map<string, number>();
-      for (const r of window) perOccurrence.set(`${r.url}@${r.scheduled}`, (perOccurrence.get(`${r.url}@${r.scheduled}`) ?? 0) + 1);
+      for (const r of all) perOccurrence.set(`${r.url}@${r.scheduled}`, (perOccurrence.get(`${r.url}@${r.scheduled}`) ?? 0) + 1);
       const figuresOf = (runs: Arrival[]) => {
         const lateness = runs.map((r) => r.at - Number(r.scheduled) * 1000).sort((a, b) => a - b);
         return { runs: runs.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99), max: lateness[lateness.length - 1] };
       };
       const show = (f: ReturnType<typeof figuresOf>) => `p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms`;
       const figures = figuresOf(window);
-      // The first second also opens the 1000 connections and runs the executor's code cold.
-      const warm = figuresOf(window.filter((r) => Number(r.scheduled) > first));
-      console.log(`      lateness over ${figures.runs} runs: ${show(figures)}; after the first second: ${show(warm)}`);
+      const warmUp = figuresOf(all.filter((r) => Number(r.scheduled) < first));
+      console.log(`      lateness over the ${figures.runs} runs of ${SECONDS} s: ${show(figures)} (the ${WARM_UP} s of warm-up before: ${show(warmUp)})`);
 
-      expect(perOccurrence.size, 'every occurrence arrived').to.equal(JOBS * SECONDS);
+      expect(perOccurrence.size, 'every occurrence arrived').to.equal(JOBS * (WARM_UP + SECONDS));
       expect([...perOccurrence.values()].every((n) => n === 1), 'no occurrence arrived twice').to.equal(true);
       // Loose on purpose: a shared CI machine must not turn a slow second into a red build; the figure above is the measurement.
       expect(figures.p99).to.be.below(1000);
