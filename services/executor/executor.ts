@@ -66,7 +66,12 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       // top of a second spends its time on sending.
       const spec = requestFor(run, userAgent);
       const due = Number(run.scheduledAt);
-      if (due > clock.now()) await new Promise<void>((resolve) => clock.setTimer(due, resolve));
+      if (due > clock.now()) {
+        // Its connection is opened while it waits, so the instant is spent sending.
+        const went = caller.expect(spec.url, due);
+        await new Promise<void>((resolve) => clock.setTimer(due, resolve));
+        went();
+      }
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
       if (!run.manual && stale.isStale(Number(run.target.jobId), Number(run.plannedAt))) {
         await msg.ack();

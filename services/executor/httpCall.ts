@@ -6,6 +6,9 @@ import { createEgressGuard, isEgressRefused, type EgressGuard } from './egressGu
 import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './judge.ts';
 import { redirectTarget } from './redirect.ts';
+import { createWarmConnections } from './warmConnections.ts';
+
+const CONNECTIONS_PER_ORIGIN = 1024;
 
 /** One run's HTTP outcome. Every failure is a value here; call() never rejects. */
 export interface HttpResult {
@@ -24,12 +27,16 @@ export interface HttpCallerOptions {
   maxRedirects?: number;
   connectRetryDelayMs?: number;
   connectTimeoutMs?: number;
+  /** How long a connection opened ahead waits for its run before it is closed. */
+  warmIdleMs?: number;
   /** Replaces dns.lookup, for tests only. */
   resolve?: Parameters<typeof createEgressGuard>[1];
 }
 
 export interface HttpCaller {
   call(spec: RequestSpec): Promise<HttpResult>;
+  /** A call to `url` is coming at `due` (ms): connect ahead if needed. Call the result once it went, or will not. */
+  expect(url: string, due: number): () => void;
   close(): Promise<void>;
 }
 
@@ -81,7 +88,8 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
   };
   // Enough sockets per origin that a burst of due runs to one host goes out at once instead of
   // queueing behind responses (1000 runs due on one second: p50 lateness 91 -> 32 ms measured).
-  const agent = new Agent({ connect, keepAliveTimeout: 10_000, connections: 1024 });
+  const warm = createWarmConnections(connect, { maxPerOrigin: CONNECTIONS_PER_ORIGIN, maxIdleMs: options.warmIdleMs });
+  const agent = new Agent({ connect: warm.connector, keepAliveTimeout: 10_000, connections: CONNECTIONS_PER_ORIGIN });
   let closed = false;
   const sleeping = new Set<() => void>();
 
@@ -240,9 +248,10 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    warm.close();
     for (const wake of [...sleeping]) wake();
     await agent.destroy().catch(() => undefined);
   }
 
-  return { call, close };
+  return { call, close, expect: warm.expect };
 }
