@@ -1,3 +1,5 @@
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { Agent, request } from 'undici';
 
 export const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
@@ -26,4 +28,20 @@ export async function rawBurst(url: string, count: number, at: number) {
   const drainMs = Date.now() - started;
   await agent.close();
   return { drainMs };
+}
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Heap in use after two full collections: what is really held. */
+export function heapUsed() {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+export function percentiles(values: number[]) {
+  const s = [...values].sort((a, b) => a - b);
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? 0;
+  return `p50 ${q(0.5).toFixed(1)} ms, p99 ${q(0.99).toFixed(1)} ms, max ${(s[s.length - 1] ?? 0).toFixed(1)} ms (n=${s.length})`;
 }
