@@ -99,6 +99,31 @@ export function createPortBus(port: MessagePort): Bus {
     }
   });
 
+  /** Keeps `value` under a fresh id the request carries: what the reply's batch brings (first deliveries) finds it. */
+  const register = async <V>(map: Map<number, V>, value: V, frame: Without<Request, 'id'>) => {
+    const id = ++nextId;
+    map.set(id, value);
+    try {
+      await request(frame, id);
+    } catch (error) {
+      map.delete(id);
+      throw error;
+    }
+    return id;
+  };
+
+  const stopConsumer = async (cid: number, local: Local) => {
+    if (local.stopped) return;
+    local.stopped = true;
+    await Promise.allSettled([...local.inFlight]);
+    consumers.delete(cid);
+    if (!closed) await request({ t: 'stopConsumer', cid });
+  };
+
+  const unsubscribe = async (sid: number) => {
+    if (subscribers.delete(sid) && !closed) await request({ t: 'unsubscribe', sid });
+  };
+
   return {
     ensureStream: (config) => request({ t: 'ensureStream', config }),
     publish: (subject, data, options) => request({ t: 'publish', subject, data: own(data), options }),
@@ -106,56 +131,20 @@ export function createPortBus(port: MessagePort): Bus {
 
     async consume(options, handler): Promise<Consumer> {
       const local: Local = { handler, stopped: false, inFlight: new Set() };
-      // The owner names the consumer by the request's id; its first deliveries may share the reply's batch.
-      const cid = ++nextId;
-      consumers.set(cid, local);
-      try {
-        await request<number>({ t: 'consume', options }, cid);
-      } catch (error) {
-        consumers.delete(cid);
-        throw error;
-      }
-      return {
-        async stop() {
-          if (local.stopped) return;
-          local.stopped = true;
-          await Promise.allSettled([...local.inFlight]);
-          consumers.delete(cid);
-          if (!closed) await request({ t: 'stopConsumer', cid });
-        },
-      };
+      const cid = await register(consumers, local, { t: 'consume', options });
+      return { stop: () => stopConsumer(cid, local) };
     },
 
     async subscribe(subject, handler) {
-      const sid = ++nextId;
-      subscribers.set(sid, handler);
-      try {
-        await request<number>({ t: 'subscribe', subject }, sid);
-      } catch (error) {
-        subscribers.delete(sid);
-        throw error;
-      }
-      return {
-        unsubscribe: async () => {
-          if (!subscribers.delete(sid) || closed) return;
-          await request({ t: 'unsubscribe', sid });
-        },
-      };
+      const sid = await register(subscribers, handler, { t: 'subscribe', subject });
+      return { unsubscribe: () => unsubscribe(sid) };
     },
 
     /** Stops this thread's consumers and subscriptions; the owner's bus stays open. */
     async close() {
       if (closed) return;
-      for (const sid of [...subscribers.keys()]) {
-        subscribers.delete(sid);
-        await request({ t: 'unsubscribe', sid });
-      }
-      for (const [cid, local] of [...consumers]) {
-        local.stopped = true;
-        await Promise.allSettled([...local.inFlight]);
-        consumers.delete(cid);
-        await request({ t: 'stopConsumer', cid });
-      }
+      for (const sid of [...subscribers.keys()]) await unsubscribe(sid);
+      for (const [cid, local] of [...consumers]) await stopConsumer(cid, local);
       closed = true;
       out.close();
       port.close();
