@@ -33,6 +33,8 @@ export interface RecordInput {
   execution: Execution;
   /** The result id to use when free (the service passes the stream sequence, so ids survive a rebuild). */
   id?: number;
+  /** The execution's bytes as received, stored as they are (no second encoding, unknown fields kept). */
+  data?: Uint8Array;
 }
 
 type Table = 'log' | 'failures';
@@ -154,7 +156,7 @@ export class LogsView {
     if (this.db.open) this.db.close();
   }
 
-  private insert({ execution: e, id: wanted }: RecordInput): boolean {
+  private insert({ execution: e, id: wanted, data }: RecordInput): boolean {
     const invalid = invalidExecution(e);
     if (invalid) throw new AppError('INVALID_PARAMETER', `execution ${JSON.stringify(e.runId.slice(0, 80))}: ${invalid}`);
     if (this.statement('SELECT 1 FROM log WHERE run_id = @r UNION ALL SELECT 1 FROM failures WHERE run_id = @r LIMIT 1').get({ r: e.runId })) {
@@ -168,7 +170,7 @@ export class LogsView {
       outcome: e.outcome,
       time: e.time,
       haystack: searchText(e),
-      data: toBinary(ExecutionSchema, e),
+      data: data ?? toBinary(ExecutionSchema, e),
     };
     this.insertInto('log', row, this.keepPerJob);
     if (e.outcome === ExecutionOutcome.FAILED) this.insertInto('failures', row, this.keepFailuresPerJob);

@@ -32,7 +32,7 @@ export function createRecorder(view: LogsView, log: Logger): MessageHandler {
     waiting = [];
     if (batch.length === 0) return;
     try {
-      const fresh = view.recordMany(batch.map((w) => ({ execution: w.execution, id: w.msg.seq })));
+      const fresh = view.recordMany(batch.map((w) => ({ execution: w.execution, id: w.msg.seq, data: w.msg.data })));
       const duplicates = fresh.filter((f) => !f).length;
       if (duplicates > 0) log.debug('duplicate executions ignored', { count: duplicates });
       for (const w of batch) void w.msg.ack().catch((error) => log.warn('ack failed; the execution will be redelivered', { seq: w.msg.seq, error }));

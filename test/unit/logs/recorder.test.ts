@@ -56,6 +56,15 @@ describe('logs recorder', () => {
     expect(view.size().log).to.equal(1);
   });
 
+  it('stores an execution as it was sent: fields this version does not know read back unchanged', async () => {
+    const handle = createRecorder(view, log);
+    // Field 99, varint 7: what a newer executor might add.
+    const sent = new Uint8Array([...toBinary(ExecutionSchema, execution({ runId: 'newer' })), 0x98, 0x06, 0x07]);
+    await handle(message(sent, 1).msg);
+    const [stored] = view.query({ accountId: 1n });
+    expect(stored.execution.$unknown?.map((u) => [u.no, [...u.data]])).to.deep.equal([[99, [0x07]]]);
+  });
+
   it('hands the batch back for a later redelivery when the database fails', async () => {
     const handle = createRecorder(view, log);
     view.close();
