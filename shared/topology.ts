@@ -63,14 +63,18 @@ const ensured = new WeakMap<Bus, Promise<void>>();
 
 /**
  * Creates (or updates) the streams, once per bus: every service calls it, and in embedded mode
- * the first call, with `executionsKept` (a small in-memory feed; the logs database is on disk), wins.
+ * the first call wins, with `executionsKept` (a small in-memory feed; the logs database is on
+ * disk) and a short `duplicateWindowMs`: the in-process bus lives and dies with its one planner,
+ * so there is no failover to outlast, only redeliveries (seconds), and every id in the window
+ * is held in memory (15 minutes at 10,000 runs a second would be 18 million).
  */
-export function ensureTopology(bus: Bus, options: { executionsKept?: number } = {}): Promise<void> {
+export function ensureTopology(bus: Bus, options: { executionsKept?: number; duplicateWindowMs?: number } = {}): Promise<void> {
   let done = ensured.get(bus);
   if (!done) {
+    const window = (stream: StreamConfig) => options.duplicateWindowMs ?? stream.duplicateWindowMs;
     done = (async () => {
-      await bus.ensureStream(RUNS_STREAM);
-      await bus.ensureStream({ ...EXECUTIONS_STREAM, maxMessages: options.executionsKept ?? EXECUTIONS_STREAM.maxMessages });
+      await bus.ensureStream({ ...RUNS_STREAM, duplicateWindowMs: window(RUNS_STREAM) });
+      await bus.ensureStream({ ...EXECUTIONS_STREAM, duplicateWindowMs: window(EXECUTIONS_STREAM), maxMessages: options.executionsKept ?? EXECUTIONS_STREAM.maxMessages });
     })();
     done.catch(() => ensured.delete(bus));
     ensured.set(bus, done);
