@@ -61,6 +61,17 @@ export const CONSUMERS = {
 
 const ensured = new WeakMap<Bus, Promise<void>>();
 
+export interface TopologyOptions {
+  executionsKept?: number;
+  duplicateWindowMs?: number;
+}
+
+/**
+ * Embedded mode's streams: every service that ensures the topology on the in-process bus (or on
+ * a thread's view of it) must ask for these, or its call would widen them back to the defaults.
+ */
+export const EMBEDDED_TOPOLOGY: TopologyOptions = { executionsKept: 20_000, duplicateWindowMs: 2 * MINUTE };
+
 /**
  * Creates (or updates) the streams, once per bus: every service calls it, and in embedded mode
  * the first call wins, with `executionsKept` (a small in-memory feed; the logs database is on
@@ -68,7 +79,7 @@ const ensured = new WeakMap<Bus, Promise<void>>();
  * so there is no failover to outlast, only redeliveries (seconds), and every id in the window
  * is held in memory (15 minutes at 10,000 runs a second would be 18 million).
  */
-export function ensureTopology(bus: Bus, options: { executionsKept?: number; duplicateWindowMs?: number } = {}): Promise<void> {
+export function ensureTopology(bus: Bus, options: TopologyOptions = {}): Promise<void> {
   let done = ensured.get(bus);
   if (!done) {
     const window = (stream: StreamConfig) => options.duplicateWindowMs ?? stream.duplicateWindowMs;

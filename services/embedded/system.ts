@@ -9,7 +9,7 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
-import { ensureTopology, MINUTE } from '../../shared/topology.ts';
+import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
 import { startJobsServer } from '../jobs/server.ts';
@@ -39,7 +39,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
   const bus = createInProcessBus({ clock });
-  await ensureTopology(bus, { executionsKept: 20_000, duplicateWindowMs: 2 * MINUTE });
+  await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
 
   const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });

@@ -5,6 +5,7 @@ import { createPortBus } from '../../shared/bus/portBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
+import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from './server.ts';
 
 export interface ExecutorThreadData {
@@ -34,6 +35,8 @@ const logger = (base: Record<string, unknown>): Logger => {
 };
 
 const bus = createPortBus(data.busPort);
+// First, so the executor's own ensureTopology finds it done and keeps the embedded limits.
+await ensureTopology(bus, EMBEDDED_TOPOLOGY);
 // The only executor of an embedded system: `instances` needs no lease shared beyond this thread.
 const leases = createMemoryLeases();
 const executor = await startExecutorService({

@@ -1,4 +1,4 @@
-import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult } from './bus.ts';
+import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { DuplicateWindow } from './duplicateWindow.ts';
 import { Durable, matches, overlaps, tokens, type Headers, type Replica, type StreamState, type Tokens } from './inProcessDurable.ts';
@@ -7,7 +7,12 @@ import { Durable, matches, overlaps, tokens, type Headers, type Replica, type St
  * The embedded-mode bus: JetStream semantics (sequences, de-duplication, work queues, durable
  * consumers with ack wait, nak delay, maxAckPending, maxDeliver) held in memory for the bus's life.
  */
-export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
+export interface InProcessBus extends Bus {
+  /** A stream's configuration as it stands (for checks and operators), or undefined. */
+  streamConfig(name: string): StreamConfig | undefined;
+}
+
+export function createInProcessBus(options: { clock?: Clock } = {}): InProcessBus {
   const clock = options.clock ?? systemClock;
   const streams = new Map<string, StreamState>();
   const subscribers = new Set<{ pattern: Tokens; deliver: (subject: string, data: Uint8Array, headers: Headers) => void }>();
@@ -36,6 +41,11 @@ export function createInProcessBus(options: { clock?: Clock } = {}): Bus {
   };
 
   return {
+    streamConfig: (name) => {
+      const config = streams.get(name)?.config;
+      return config && { ...config, subjects: [...config.subjects] };
+    },
+
     async ensureStream(config) {
       assertOpen(`ensure stream "${config.name}"`);
       const fail = (why: string) => new Error(`bus: stream "${config.name}": ${why}`);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { EMBEDDED_TOPOLOGY } from '../../shared/topology.ts';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { startTarget, waitFor } from '../support/target.ts';
@@ -11,6 +12,9 @@ describe('embedded executor thread', function () {
     const target = await startTarget();
     const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
     try {
+      // The thread ensures the topology too: it must not widen embedded mode's limits to the defaults.
+      for (const name of ['RUNS', 'EXECUTIONS']) expect(system.bus.streamConfig(name)?.duplicateWindowMs, name).to.equal(EMBEDDED_TOPOLOGY.duplicateWindowMs);
+      expect(system.bus.streamConfig('EXECUTIONS')?.maxMessages).to.equal(EMBEDDED_TOPOLOGY.executionsKept);
       const threadBefore = system.executor.threadId;
       expect(threadBefore, 'a worker thread').to.be.a('number').above(0);
       const job = await ok<any>(system.api.call('cron_add', { url: `${target.url}/tick`, expression: '* * * * * *' }));
