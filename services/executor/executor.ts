@@ -38,6 +38,20 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   }, heartbeatMs / 2);
   heartbeat.unref();
   const stale = createStaleRuns();
+  // Runs waiting for their instant; stop() releases them (false) instead of waiting the lead out.
+  const waiting = new Set<(onTime: boolean) => void>();
+  const waitUntil = (due: number) =>
+    new Promise<boolean>((resolve) => {
+      const cancel = clock.setTimer(due, () => {
+        waiting.delete(release);
+        resolve(true);
+      });
+      const release = (onTime: boolean) => {
+        cancel();
+        resolve(onTime);
+      };
+      waiting.add(release);
+    });
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
     if (notice) stale.cancel(notice.jobId, notice.before);
@@ -69,8 +83,10 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       if (due > clock.now()) {
         // Its connection is opened while it waits, so the instant is spent sending.
         const went = caller.expect(spec.url, due);
-        await new Promise<void>((resolve) => clock.setTimer(due, resolve));
+        const onTime = await waitUntil(due);
         went();
+        // Stopping before its instant: hand it back now for another replica (or the next start).
+        if (!onTime) return msg.nak();
       }
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
       if (!run.manual && stale.isStale(Number(run.target.jobId), Number(run.plannedAt))) {
@@ -110,7 +126,10 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     async stop() {
       clearInterval(heartbeat);
       await cancels.unsubscribe();
-      await consumer.stop();
+      const stopping = consumer.stop();
+      for (const release of waiting) release(false);
+      waiting.clear();
+      await stopping;
     },
   };
 }
