@@ -16,6 +16,7 @@ import { eventStoreContract, waitFor } from './eventStoreContract.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APPENDER = fileURLToPath(new URL('./support/sqliteAppender.ts', import.meta.url));
+const OPENER = fileURLToPath(new URL('./support/sqliteOpener.ts', import.meta.url));
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'tock-events-'));
 
@@ -57,8 +58,8 @@ interface AppenderResult {
   wins: number[];
 }
 
-function spawnAppender(args: string[]) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', APPENDER, ...args], {
+function spawnAppender(args: string[], script = APPENDER) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     stdio: 'pipe',
   });
@@ -94,6 +95,24 @@ describe('SQLite event store file shared by several store objects and processes'
   afterEach(() => {
     for (const child of children) if (child.exitCode === null) child.kill();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens one new file from several processes at once: none fails on the switch to WAL', async () => {
+    for (let round = 0; round < 3; round++) {
+      const file = join(dir, `fresh-${round}.db`);
+      const openers = Array.from({ length: 6 }, () => spawnAppender([file], OPENER));
+      children.push(...openers.map((o) => o.child));
+      await Promise.all(openers.map((o) => o.ready));
+      for (const o of openers) o.child.stdin.write('go\n');
+      await Promise.all(openers.map((o) => o.done));
+      const store = openSqliteEventStore(file);
+      const events: RecordedEvent[] = [];
+      const all = store.subscribe({}, (e) => void events.push(e));
+      await all.caughtUp;
+      expect(events, `round ${round}: one event per process`).to.have.length(6);
+      await all.close();
+      await store.close();
+    }
   });
 
   it('wakes subscriptions of another store object on the same file at once, without polling', async () => {
