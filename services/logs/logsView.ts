@@ -1,6 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors.ts';
+import { useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
 
@@ -87,11 +88,10 @@ export class LogsView {
   constructor(path: string, options: LogsViewOptions = {}) {
     this.keepPerJob = positive(options.keepPerJob, 1000, 'keepPerJob');
     this.keepFailuresPerJob = positive(options.keepFailuresPerJob, 1000, 'keepFailuresPerJob');
-    this.db = new Database(path);
-    this.db.pragma('journal_mode = WAL');
+    this.db = new Database(path, { timeout: 5000 });
+    if (path !== ':memory:') useWal(this.db, 5000);
     // WAL with NORMAL loses at most the last commits on power loss; they are unacked, so redelivered.
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
     this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;${TABLES.map(tableSql).join('')}`);
     this.maxId = Math.max(...TABLES.map((t) => (this.db.prepare(`SELECT max(id) AS m FROM ${t}`).get() as { m: number | null }).m ?? 0));
     this.applyRetentionSettings();

@@ -10,6 +10,7 @@
  * positions and a subscription reading `position > checkpoint` never skips an event committed later.
  */
 import Database from 'better-sqlite3';
+import { retryWhileBusy, useWal } from '../sqlite.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -98,19 +99,6 @@ function satisfies(expected: ExpectedRevision, current: number): boolean {
   return expected === current;
 }
 
-function retryWhileBusy<T>(step: () => T): T {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      return step();
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
-      Atomics.wait(pause, 0, 0, 10 + Math.random() * 20); // opening is synchronous: a short blocking pause
-    }
-  }
-}
-
 /**
  * Opens (creating if needed) an event store in the SQLite file at `path`; `:memory:` gives a private
  * in-memory store for one process. Several processes may open the same file at once.
@@ -120,14 +108,11 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
   const memory = path === ':memory:';
   const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   try {
-    // WAL is a property of the file: once set, later opens take no lock for it. Setting it takes
-    // an exclusive lock for which SQLite does not call its busy handler, so two processes opening
-    // one new file at once get BUSY at once: retry for as long as we would otherwise wait.
-    if (!memory && db.pragma('journal_mode', { simple: true }) !== 'wal') retryWhileBusy(() => db.pragma('journal_mode = WAL'));
+    if (!memory) useWal(db, BUSY_TIMEOUT_MS);
     // NORMAL is SQLite's recommended setting under WAL: commits stay atomic and the file stays sound
     // after a crash; only the last commits before a power cut may be lost, not reordered.
     db.pragma('synchronous = NORMAL');
-    retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate());
+    retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), BUSY_TIMEOUT_MS);
   } catch (error) {
     db.close();
     throw translate(error);
