@@ -1,16 +1,18 @@
 import { AppError } from '../../shared/errors.ts';
 import { GroupDeleteMode, JobAction, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
-import { accountRecord, groupRecord, jobRecord, logRecord } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
   planner?: ServiceClient<(typeof PlannerService)['method']>;
   logs?: ServiceClient<(typeof LogsService)['method']>;
+  notifier?: ServiceClient<(typeof NotifierService)['method']>;
 }
 
 export interface Call {
@@ -96,6 +98,9 @@ const groupDelete = (mode: GroupDeleteMode): Fn => async ({ params, accountId },
   await c.jobs.deleteGroup({ accountId, id: groupId, mode });
   return mode === GroupDeleteMode.EMPTY ? groupRecord({ ...group, jobCount: 0 }) : groupRecord(group, true);
 };
+
+/** The address parameters of a channel present in the request (absent stays absent). */
+const channelAddress = (params: Params) => ({ email: params.str('email'), url: params.str('url'), botToken: params.str('botToken'), chatId: params.str('chatId') });
 
 /** The API, one entry per function of spec 4.2 and DECISIONS 3-4. */
 export const FUNCTIONS: Record<string, Fn> = {
@@ -189,6 +194,16 @@ export const FUNCTIONS: Record<string, Fn> = {
     await c.jobs.getGroup({ accountId, id: groupId });
     const { page, limit } = paging(params, 1000);
     return records((await c.jobs.listJobs({ accountId, groupId, page, limit })).jobs, c, accountId);
+  },
+  channel_list: async ({ accountId }, c) => (await need(c.notifier, 'notifier').channelList({ accountId })).channels.map(channelRecord),
+  channel_add: async ({ params, accountId }, c) =>
+    channelRecord(await need(c.notifier, 'notifier').channelAdd({ accountId, type: params.str('type') ?? '', name: params.str('name') ?? '', ...channelAddress(params) })),
+  channel_edit: async ({ params, accountId }, c) =>
+    channelRecord(await need(c.notifier, 'notifier').channelEdit({ accountId, id: id(params), name: params.str('name'), enabled: params.bool('enabled'), ...channelAddress(params) })),
+  channel_delete: async ({ params, accountId }, c) => channelRecord(await need(c.notifier, 'notifier').channelDelete({ accountId, id: id(params) })),
+  channel_test: async ({ params, accountId }, c) => {
+    const reply = await need(c.notifier, 'notifier').channelTest({ accountId, id: id(params) });
+    return { delivered: reply.delivered, error: reply.error };
   },
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),

@@ -15,7 +15,7 @@ const NOT_CLEARABLE = new Set(['url', 'expression', 'timezone', 'httpMethod']);
 const INTS = ['delay', 'timeout', 'instances', 'notifyEvery', 'notifyTime', 'failureThreshold'] as const;
 
 /** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
-export const KNOWN_PARAMS = [...STRINGS, ...INTS, 'notify', 'group', 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority'];
+export const KNOWN_PARAMS = [...STRINGS, ...INTS, 'notify', 'group', 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority', 'type', 'email', 'botToken', 'chatId', 'enabled'];
 
 const INT32_MAX = 2_147_483_647;
 /** 9999-12-31T23:59:59Z: any larger "Unix timestamp" is a mistake, and would lose precision in ms. */

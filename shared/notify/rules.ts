@@ -140,7 +140,7 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   const reasons: string[] = [];
   if (execution.failed && fail >= job.failureThreshold && !base.disabledNotified) {
     kind = 'disabled';
-    reasons.push(`${fail} consecutive failures reached the failure threshold of ${job.failureThreshold}: the job is disabled`);
+    reasons.push(`${fail} consecutive failure${fail === 1 ? '' : 's'} reached the failure threshold of ${job.failureThreshold}: the job is disabled`);
   } else if (execution.failed && fail % job.notifyEvery === 0) {
     kind = 'failed';
     reasons.push(fail === 1 ? 'the run failed' : `${fail} consecutive failures`);
