@@ -116,3 +116,21 @@ export async function startNotifier(options: NotifierOptions) {
     throw error;
   }
 }
+
+/** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
+export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
+  const view = new NotifierView();
+  await view.start(options.store, (error) => options.log.error('notifier view subscription failed', { error }));
+  const senders = createSenders(options);
+  const server = createGrpcServer();
+  addService(server, NotifierService, notifierGrpcImpl(createChannelService(options.store, view, options.clock, senders)), options.log);
+  const port = await startServer(server, options.address);
+  return {
+    address: `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`,
+    async stop() {
+      await stopServer(server);
+      await view.stop();
+      await senders.close();
+    },
+  };
+}
