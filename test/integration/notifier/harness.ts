@@ -57,10 +57,11 @@ export async function execute(bus: ReturnType<typeof createInProcessBus>, jobId:
 }
 
 /** The notifier on a fresh SQLite store and in-process bus, on a fake clock. */
-export async function startHarness(options: Partial<NotifierOptions> = {}) {
+export async function startHarness(options: Partial<NotifierOptions> & { seed?: (store: EventStore) => Promise<void> } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-'));
   const clock = new FakeClock(T0);
   const store = openStore({ DATA_DIR: dataDir, ESDB_URL: undefined });
+  await options.seed?.(store);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus);
   const notifier = await startNotifier({

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createJob, decodeQp, subjectOf, eventually, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
+import { T0, createJob, decodeQp, subjectOf, eventually, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -180,6 +180,36 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
       return receiver.received.length === 1;
     });
     expect(JSON.parse(receiver.received[0].body)).to.include({ id: 2, fail: 1 });
+    await receiver.close();
+  });
+
+  it('a delivery claimed by a replica that died is sent once, by the next attempt, when its lease runs out', async () => {
+    const receiver = await startReceiver();
+    const trigger = {
+      key: 'r1:failed', kind: 'failed', reasons: ['the run failed'], at: T0, fail: 1,
+      job: { id: 1, accountId: 1, name: 'job 1', url: 'https://example.com', group: null, groupName: '', failureThreshold: 20, channels: null },
+      execution: { runId: 'r1', time: T0 / 1000, failed: true, httpStatus: 503, error: 'HTTP status 503', output: '', downloaded: 0, executionTime: 0.1 },
+    };
+    h = await startHarness({
+      windowMs: 0,
+      leaseMs: 30_000,
+      // What a replica left behind when it was killed between its claim and its send.
+      seed: async (store) => {
+        await store.appendToStream('channel-7', [{ type: 'ChannelAdded', data: { id: 7, accountId: 1, type: 'webhook', name: 'ops', address: { url: receiver.url }, secret: 's', at: T0 } }]);
+        await store.appendToStream('notifications-1', [{ type: 'NotificationDecided', data: { id: 'n1', accountId: 1, at: T0, triggers: [trigger], routes: [{ channelId: 7, keys: ['r1:failed'] }] } }]);
+        await store.appendToStream('notification-n1', [{ type: 'DeliveryClaimed', data: { channelId: 7, attempt: 1, until: T0 + 30_000, at: T0 } }]);
+      },
+    });
+    await h.advance(29_999);
+    await settle(300);
+    expect(receiver.received).to.have.length(0);
+    await h.advance(1);
+    await eventually(() => receiver.received.length === 1);
+    await h.advance(120_000);
+    await settle(300);
+    expect(receiver.received).to.have.length(1);
+    const events = await h.store.readStream('notification-n1');
+    expect(events.map((e) => [e.type, e.data.attempt])).to.deep.equal([['DeliveryClaimed', 1], ['DeliveryClaimed', 2], ['Delivered', 2]]);
     await receiver.close();
   });
 });
