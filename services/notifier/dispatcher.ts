@@ -6,6 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import {
   batchDecider,
   batchDueAt,
+  DECISIONS_KEPT,
   batchStream,
   channelDecider,
   channelStream,
@@ -81,7 +82,12 @@ export function createDispatcher(options: DispatcherOptions) {
     });
   }
 
+  const trimmed = new Set<number>();
   async function decideBatch(accountId: number, triggers: Trigger[]) {
+    if (!trimmed.has(accountId)) {
+      await store.setStreamMaxCount(batchStream(accountId), DECISIONS_KEPT);
+      trimmed.add(accountId);
+    }
     const channels = view.channelsOf(accountId).filter((c) => c.enabled).map((c) => c.id);
     const result = await handleCommand(store, batchStream(accountId), batchDecider, { id: randomUUID(), accountId, triggers, channels }, now);
     for (const event of result.events) {

@@ -5,7 +5,7 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { handleCommand } from '../../shared/eventStore/handleCommand.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Logger } from '../../shared/log.ts';
-import { jobNotifyDecider, jobNotifyStream } from '../../shared/notify/index.ts';
+import { JOB_NOTIFY_EVENTS_KEPT, jobNotifyDecider, jobNotifyStream } from '../../shared/notify/index.ts';
 import { CONSUMERS } from '../../shared/topology.ts';
 import type { NotifierView } from './notifierView.ts';
 
@@ -15,6 +15,7 @@ import type { NotifierView } from './notifierView.ts';
  * the two only replays a run the stream already knows (ignored by run id).
  */
 export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierView, clock: Clock, log: Logger) {
+  const trimmed = new Set<number>();
   return bus.consume(CONSUMERS.notifier, async (msg) => {
     // Subjects are tock.executions.<accountId>.<jobId>.<outcome>: most healthy runs are settled by it.
     const [, , , jobIdText, outcome] = msg.subject.split('.');
@@ -46,6 +47,11 @@ export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierVie
       downloaded: Number(execution.downloaded),
       executionTime: execution.executionTime,
     };
+    if (!trimmed.has(job.id)) {
+      // The rules need the recent past only (counts are absolute in each event): the stream must not grow with every failure.
+      await store.setStreamMaxCount(jobNotifyStream(job.id), JOB_NOTIFY_EVENTS_KEPT);
+      trimmed.add(job.id);
+    }
     const result = await handleCommand(store, jobNotifyStream(job.id), jobNotifyDecider, { job, execution: facts }, () => clock.now());
     // The view must know this run's outcome before the next one is looked at (the fast path above reads it).
     await view.waitFor(result.position);

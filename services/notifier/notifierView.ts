@@ -13,6 +13,7 @@ import {
   type JobNotifyState,
   type NotificationDecided,
   type Trigger,
+  TRIGGER_STALE_MS,
 } from '../../shared/notify/index.ts';
 import { evolveJobRecord, jobFacts, type JobRecord } from './jobFacts.ts';
 
@@ -39,6 +40,7 @@ export class NotifierView {
   private position = -1n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
   private subscription: Subscription | null = null;
+  constructor(private readonly now: () => number = Date.now) {}
   /** Called after each applied event: the dispatcher looks again for what is due. */
   onChange: () => void = () => undefined;
 
@@ -105,6 +107,8 @@ export class NotifierView {
     this.notifyStates.set(jobId, evolveJobNotify(this.notifyStates.get(jobId) ?? initialJobNotifyState(), event));
     if (event.type !== 'NotificationTriggered') return;
     const trigger = event.data.trigger;
+    // Rebuilding after a long outage: old triggers are history, not news (see TRIGGER_STALE_MS).
+    if (trigger.at < this.now() - TRIGGER_STALE_MS) return;
     const pending = this.pending.get(trigger.job.accountId) ?? new Map<string, Trigger>();
     pending.set(trigger.key, trigger);
     this.pending.set(trigger.job.accountId, pending);

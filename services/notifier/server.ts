@@ -65,7 +65,7 @@ const toProtoNotification = (n: NotificationDecided) =>
 export async function startNotifier(options: NotifierOptions) {
   const { store, bus, clock, log } = options;
   await ensureTopology(bus, options.topology);
-  const view = new NotifierView();
+  const view = new NotifierView(() => clock.now());
   const started = Date.now();
   await view.start(store, (error) => log.error('notifier view subscription failed', { error }));
   log.info('notifier view rebuilt', { ms: Date.now() - started });
@@ -119,7 +119,7 @@ export async function startNotifier(options: NotifierOptions) {
 
 /** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
 export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
-  const view = new NotifierView();
+  const view = new NotifierView(() => options.clock.now());
   await view.start(options.store, (error) => options.log.error('notifier view subscription failed', { error }));
   const senders = createSenders(options);
   const server = createGrpcServer();

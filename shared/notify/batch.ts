@@ -10,6 +10,13 @@ import type { Trigger } from './rules.ts';
  */
 
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+/** Decisions kept in a `notifications-<accountId>` stream (a decision reads them all). */
+export const DECISIONS_KEPT = 5000;
+/**
+ * A trigger not merged within a day (the notifier was down that long) is dropped, not sent late;
+ * this also keeps a trigger whose decision fell out of the kept decisions from being sent again.
+ */
+export const TRIGGER_STALE_MS = 24 * 60 * 60_000;
 
 /** One channel's share of a notification: the triggers of the jobs that notify this channel. */
 export interface Route {

@@ -86,6 +86,8 @@ export interface SeeExecution {
 }
 
 const RUNS_KEPT = 64;
+/** Events kept in a `notifyjob-<jobId>` stream: the count is absolute in each, so the recent past is the whole state. */
+export const JOB_NOTIFY_EVENTS_KEPT = 500;
 /** Output kept in a notification: enough to recognise the error page, never the whole body. */
 export const OUTPUT_SHOWN = 1000;
 

@@ -212,4 +212,32 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     expect(events.map((e) => [e.type, e.data.attempt])).to.deep.equal([['DeliveryClaimed', 1], ['DeliveryClaimed', 2], ['Delivered', 2]]);
     await receiver.close();
   });
+
+  it('after an outage longer than a day, triggers older than a day are dropped, not sent late; newer ones are sent', async () => {
+    const receiver = await startReceiver();
+    const trigger = (key: string, at: number) => ({
+      key, kind: 'failed', reasons: ['the run failed'], at, fail: 1,
+      job: { id: 1, accountId: 1, name: `job ${key}`, url: 'https://example.com', group: null, groupName: '', failureThreshold: 20, channels: null },
+      execution: { runId: key, time: at / 1000, failed: true, httpStatus: 503, error: '', output: '', downloaded: 0, executionTime: 0.1 },
+    });
+    h = await startHarness({
+      windowMs: 0,
+      seed: async (store) => {
+        await store.appendToStream('channel-7', [{ type: 'ChannelAdded', data: { id: 7, accountId: 1, type: 'webhook', name: 'ops', address: { url: receiver.url }, secret: 's', at: T0 } }]);
+        await store.appendToStream('notifyjob-1', [
+          { type: 'NotificationTriggered', data: { trigger: trigger('old', T0 - 25 * 3_600_000) } },
+          { type: 'NotificationTriggered', data: { trigger: trigger('new', T0 - 3_600_000) } },
+        ]);
+      },
+    });
+    await eventually(async () => {
+      await h.advance(0);
+      return receiver.received.length === 1;
+    });
+    await h.advance(60_000);
+    await settle(200);
+    expect(receiver.received).to.have.length(1);
+    expect(JSON.parse(receiver.received[0].body).notifications.map((n: { name: string }) => n.name)).to.deep.equal(['job new']);
+    await receiver.close();
+  });
 });
