@@ -158,19 +158,29 @@ export function slackMessage(triggers: Trigger[], address: ChannelAddress, ctx: 
   return json(address.url!, { text: subject(triggers), blocks });
 }
 
-/** Discord webhook: `content` plus up to 10 `embeds` (title, description, fields, timestamp, colour). */
+/** Discord webhook: `content` plus up to 10 `embeds` (title, description, fields, timestamp, colour), within Discord's 6000 characters of embed text. */
 export function discordMessage(triggers: Trigger[], address: ChannelAddress, ctx: MessageContext): HttpMessage {
-  const embeds = triggers.slice(0, SHOWN_IN_CHAT).map((t) => ({
+  const all = triggers.slice(0, SHOWN_IN_CHAT).map((t) => ({
     title: clip(headline(t), 256),
-    description: clip(t.reasons.join('; '), 4096),
+    description: clip(t.reasons.join('; '), 1024),
     color: isFailure(t) ? 0xd32f2f : 0x2e7d32,
     timestamp: new Date(t.execution.time * 1000).toISOString(),
     ...(logsLink(t, ctx) ? { url: logsLink(t, ctx) } : {}),
     fields: facts(t, ctx)
       .filter(([k]) => k !== 'What')
-      .map(([name, value]) => ({ name, value: clip(value, 1024), inline: name === 'HTTP status' || name === 'Execution time' })),
+      .map(([name, value]) => ({ name, value: clip(value, 300), inline: name === 'HTTP status' || name === 'Execution time' })),
   }));
-  return json(address.url!, { content: clip([subject(triggers), more(triggers)].filter(Boolean).join('\n'), 2000), embeds, allowed_mentions: { parse: [] } });
+  const size = (e: (typeof all)[number]) => e.title.length + e.description.length + e.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
+  const embeds: typeof all = [];
+  let used = 0;
+  for (const e of all) {
+    if (used + size(e) > 5800) break;
+    embeds.push(e);
+    used += size(e);
+  }
+  const left = triggers.length - embeds.length;
+  const content = [subject(triggers), left > 0 ? `…and ${left} more` : ''].filter(Boolean).join('\n');
+  return json(address.url!, { content: clip(content, 2000), embeds, allowed_mentions: { parse: [] } });
 }
 
 /** Teams (Workflows "post to a channel when a webhook request is received"): a message with an Adaptive Card. */
@@ -192,18 +202,25 @@ export function teamsMessage(triggers: Trigger[], address: ChannelAddress, ctx: 
   return json(address.url!, { type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }] });
 }
 
-/** Telegram Bot API `sendMessage`: `chat_id`, `text` (HTML, at most 4096 characters), `parse_mode`. */
+/** Telegram Bot API `sendMessage`: `chat_id`, `text` (HTML, at most 4096 characters, never cut inside a tag), `parse_mode`. */
 export function telegramMessage(triggers: Trigger[], address: ChannelAddress, ctx: MessageContext): HttpMessage {
-  const lines = [`<b>${escapeHtml(subject(triggers))}</b>`];
-  for (const t of triggers.slice(0, SHOWN_IN_CHAT)) {
-    lines.push('', `<b>${escapeHtml(headline(t))}</b>`);
+  const blocks = triggers.slice(0, SHOWN_IN_CHAT).map((t) => {
+    const lines = ['', `<b>${escapeHtml(headline(t))}</b>`];
     for (const [k, v] of facts(t, ctx)) lines.push(k === 'Logs' ? `<a href="${escapeHtml(v)}">View logs</a>` : `${escapeHtml(k)}: ${escapeHtml(clip(v, 300))}`);
+    return lines.join('\n');
+  });
+  let text = `<b>${escapeHtml(subject(triggers))}</b>`;
+  let shown = 0;
+  for (const block of blocks) {
+    if (text.length + block.length > 3900) break;
+    text += `\n${block}`;
+    shown++;
   }
-  if (more(triggers)) lines.push('', escapeHtml(more(triggers)));
+  if (shown < triggers.length) text += `\n\n…and ${triggers.length - shown} more`;
   const api = (ctx.telegramApi ?? 'https://api.telegram.org').replace(/\/+$/, '');
   return json(`${api}/bot${address.botToken}/sendMessage`, {
     chat_id: address.chatId,
-    text: clip(lines.join('\n'), 4096),
+    text,
     parse_mode: 'HTML',
     link_preview_options: { is_disabled: true },
   });
