@@ -240,4 +240,41 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     expect(JSON.parse(receiver.received[0].body).notifications.map((n: { name: string }) => n.name)).to.deep.equal(['job new']);
     await receiver.close();
   });
+
+  it('every rule through the service: match, !match, slow, every 2nd failure, okay again, auto-disable', async () => {
+    h = await startHarness({ windowMs: 0 });
+    const receiver = await startReceiver();
+    await h.notifier.channels.add(1, { type: 'webhook', name: 'ops', address: { url: receiver.url } });
+    await createJob(h.store, 1, { notifyMatch: 'WARN', notifyTime: 2, notifyEvery: 2, failureThreshold: 4 });
+    await createJob(h.store, 2, { notifyMatch: '!ALL OK' });
+    await settle(100);
+    const runs: [number, boolean, Record<string, unknown>][] = [
+      [1, false, { output: 'done, WARN: disk 91%' }],
+      [1, false, { executionTime: 2.5 }],
+      [1, false, { executionTime: 2 }],
+      [2, false, { output: 'ALL OK' }],
+      [2, false, { output: 'partial' }],
+      [1, true, {}],
+      [1, true, {}],
+      [1, false, {}],
+      [1, true, {}],
+      [1, true, {}],
+      [1, true, {}],
+      [1, true, {}],
+    ];
+    const events: string[] = [];
+    for (const [job, failed, over] of runs) {
+      const seen = receiver.received.length;
+      await execute(h.bus, job, failed, over);
+      await settle(150);
+      await h.advance(0);
+      await settle(150);
+      if (receiver.received.length > seen) {
+        const body = JSON.parse(receiver.received.at(-1)!.body);
+        events.push(`${body.id}:${body.event}:${body.status}`);
+      }
+    }
+    expect(events).to.deep.equal(['1:match:0', '1:slow:0', '2:match:0', '1:failed:1', '1:okay:0', '1:failed:1', '1:disabled:1']);
+    await receiver.close();
+  });
 });
