@@ -1,5 +1,7 @@
+import { fromBinary } from '@bufbuild/protobuf';
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { NotificationSchema, type Notification } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { T0, createJob, decodeQp, subjectOf, eventually, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -27,6 +29,8 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     const channel = await h.notifier.channels.add(1, { type: 'webhook', name: 'ops', address: { url: `${receiver.url}/hook` } });
     await createJob(h.store, 1, { name: 'backup', url: 'https://alice:hunter2@example.com/backup', password: 'pw-secret', httpHeaders: 'X-Api-Key: key-secret' });
     await settle(100);
+    const published: { subject: string; notification: Notification }[] = [];
+    await h.bus.subscribe('tock.notifications.>', (subject, data) => published.push({ subject, notification: fromBinary(NotificationSchema, data) }));
     const runId = await execute(h.bus, 1, true);
     await pending(1);
     await h.advance(59_000);
@@ -54,6 +58,13 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     expect(decided[0].data.triggers[0].execution.runId).to.equal(runId);
     const deliveries = await h.store.readStream(`notification-${decided[0].data.id}`);
     expect(deliveries.map((e) => e.type)).to.deep.equal(['DeliveryClaimed', 'Delivered']);
+    // The notification is also on the bus, for third parties: no channel address or secret in it.
+    expect(published.map((p) => p.subject)).to.deep.equal(['tock.notifications.1.failed']);
+    const [{ notification }] = published;
+    expect(notification.id).to.equal(decided[0].data.id);
+    expect(notification.channelIds).to.deep.equal([BigInt(channel.id)]);
+    expect(notification.triggers[0]).to.include({ jobId: 1n, jobName: 'backup', jobUrl: 'https://***:***@example.com/backup', kind: 'failed', runId, httpStatus: 503 });
+    expect(JSON.stringify(notification, (_, v) => (typeof v === 'bigint' ? String(v) : v))).to.not.match(/hook|hunter2/);
     await receiver.close();
   });
 
