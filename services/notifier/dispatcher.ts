@@ -5,7 +5,6 @@ import { handleCommand } from '../../shared/eventStore/handleCommand.ts';
 import type { Logger } from '../../shared/log.ts';
 import {
   batchDecider,
-  batchDueAt,
   DECISIONS_KEPT,
   batchStream,
   channelDecider,
@@ -22,6 +21,8 @@ import {
 } from '../../shared/notify/index.ts';
 import type { NotifierView, OpenNotification } from './notifierView.ts';
 import type { Senders } from './senders.ts';
+
+export const MAX_TRIGGERS_PER_NOTIFICATION = 500;
 
 export interface DispatcherOptions {
   store: EventStore;
@@ -62,7 +63,7 @@ export function createDispatcher(options: DispatcherOptions) {
 
   function nextDue(): number {
     let next = Infinity;
-    for (const pending of view.pendingByAccount().values()) next = Math.min(next, batchDueAt([...pending.values()], options.windowMs) ?? Infinity);
+    for (const oldest of view.oldestPending().values()) next = Math.min(next, oldest + options.windowMs);
     for (const open of view.openNotifications()) {
       for (const route of open.decided.routes) if (!inFlight.has(`${open.decided.id}:${route.channelId}`)) next = Math.min(next, dueOf(open, route));
     }
@@ -136,10 +137,11 @@ export function createDispatcher(options: DispatcherOptions) {
     running = true;
     try {
       const at = now();
-      for (const [accountId, pending] of [...view.pendingByAccount()]) {
-        const triggers = [...pending.values()];
-        const due = batchDueAt(triggers, options.windowMs);
-        if (due !== null && due <= at) await decideBatch(accountId, triggers).catch((error) => log.error('notification decision failed', { accountId, error }));
+      for (const [accountId, oldest] of [...view.oldestPending()]) {
+        if (oldest + options.windowMs > at) continue;
+        // A bounded event and message: beyond this, the rest follow in the next notification at once.
+        const triggers = [...(view.pendingByAccount().get(accountId)?.values() ?? [])].sort((a, b) => a.at - b.at).slice(0, MAX_TRIGGERS_PER_NOTIFICATION);
+        if (triggers.length) await decideBatch(accountId, triggers).catch((error) => log.error('notification decision failed', { accountId, error }));
       }
       for (const open of [...view.openNotifications()]) {
         for (const route of open.decided.routes) {

@@ -1,5 +1,6 @@
 import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
 import {
+  batchDueAt,
   channelDecider,
   evolveDelivery,
   evolveJobNotify,
@@ -36,6 +37,8 @@ export class NotifierView {
   private notifyStates = new Map<number, JobNotifyState>();
   /** Per account: triggers decided by the rules and not yet part of a notification. */
   private pending = new Map<number, Map<string, Trigger>>();
+  /** Per account: when its oldest pending trigger was decided (the merge window runs from it). */
+  private oldest = new Map<number, number>();
   private open = new Map<string, OpenNotification>();
   private position = -1n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
@@ -112,6 +115,7 @@ export class NotifierView {
     const pending = this.pending.get(trigger.job.accountId) ?? new Map<string, Trigger>();
     pending.set(trigger.key, trigger);
     this.pending.set(trigger.job.accountId, pending);
+    this.oldest.set(trigger.job.accountId, Math.min(this.oldest.get(trigger.job.accountId) ?? Infinity, trigger.at));
   }
 
   private applyDecided(event: BatchEvent) {
@@ -120,7 +124,10 @@ export class NotifierView {
     const pending = this.pending.get(decided.accountId);
     // A trigger is always stored before the decision that takes it: deleting it here is enough.
     for (const t of decided.triggers) pending?.delete(t.key);
-    if (pending && pending.size === 0) this.pending.delete(decided.accountId);
+    if (pending && pending.size === 0) {
+      this.pending.delete(decided.accountId);
+      this.oldest.delete(decided.accountId);
+    } else if (pending) this.oldest.set(decided.accountId, batchDueAt(pending.values(), 0)!);
     if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {} });
   }
 
@@ -141,6 +148,11 @@ export class NotifierView {
 
   pendingByAccount(): Map<number, Map<string, Trigger>> {
     return this.pending;
+  }
+
+  /** When each account's oldest pending trigger was decided. */
+  oldestPending(): Map<number, number> {
+    return this.oldest;
   }
 
   openNotifications(): IterableIterator<OpenNotification> {

@@ -50,8 +50,11 @@ export interface DecideNotification {
 const KEYS_KEPT = 20_000;
 
 /** When the batch holding these pending triggers is due: the window after the oldest. */
-export const batchDueAt = (pending: Pick<Trigger, 'at'>[], windowMs: number) =>
-  pending.length ? Math.min(...pending.map((t) => t.at)) + windowMs : null;
+export function batchDueAt(pending: Iterable<Pick<Trigger, 'at'>>, windowMs: number): number | null {
+  let oldest = Infinity;
+  for (const t of pending) if (t.at < oldest) oldest = t.at;
+  return oldest === Infinity ? null : oldest + windowMs;
+}
 
 /** Which channels take which triggers: a job naming channels notifies only those. */
 export function routesFor(triggers: Trigger[], channels: number[]): Route[] {
