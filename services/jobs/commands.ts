@@ -1,7 +1,7 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { accountDecider, type AccountCommand } from './account.ts';
-import { evolveJob, initialJobState, type JobEvent, type JobState } from './cronJob.ts';
+import { evolveJob, initialJobState, type JobEvent, type JobState } from '../../shared/job/index.ts';
 import { decideJob, type JobCommand } from './decide.ts';
 import { groupDecider, type GroupCommand } from './group.ts';
 import { handleCommand, type Decider, type Handled } from './handleCommand.ts';

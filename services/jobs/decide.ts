@@ -1,6 +1,5 @@
 import { AppError } from '../../shared/errors.ts';
-import { STATUS, type CronJob, type JobEvent, type JobState } from './cronJob.ts';
-import { defaultSettings, resolveSettings, type SettingsInput } from './jobSettings.ts';
+import { STATUS, defaultSettings, resolveSettings, type CronJob, type JobEvent, type JobState, type SettingsInput } from '../../shared/job/index.ts';
 
 /** What can be asked of one cron job. `accountId` is who asks: another account's job is "not found". */
 export type JobCommand =
