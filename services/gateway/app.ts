@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import { authenticate, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
-import { KNOWN_PARAMS } from './inputs.ts';
+import { canonicalParam as canonical } from './inputs.ts';
 import { createMetrics } from './metrics.ts';
 import { Params } from './params.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
@@ -17,9 +17,6 @@ export interface GatewayOptions {
   log: Logger;
   now?: () => number;
 }
-
-const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
-const canonical = (norm: string) => CANONICAL.get(norm);
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
 

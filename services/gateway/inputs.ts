@@ -13,6 +13,10 @@ import type { Params } from './params.ts';
 /** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
 export const KNOWN_PARAMS = [...SETTING_NAMES, 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority'];
 
+const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
+/** The exact spelling of a known parameter, by its folded name (lower case, no '_'). */
+export const canonicalParam = (folded: string): string | undefined => CANONICAL.get(folded);
+
 const INT32_MAX = 2_147_483_647;
 /** 9999-12-31T23:59:59Z: any larger "Unix timestamp" is a mistake, and would lose precision in ms. */
 const MAX_UNIX = 253_402_300_799;
