@@ -5,7 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildRequest, type RunJob } from '../../../services/executor/buildRequest.ts';
 import { createHttpCaller, type HttpCaller } from '../../../services/executor/httpCall.ts';
-import { judge, TRUNCATION_MARKER } from '../../../services/executor/judge.ts';
+import { judge } from '../../../services/executor/judge.ts';
+import { TRUNCATION_MARKER } from '../../../services/executor/outputCapture.ts';
 import type { RequestSpec } from '../../../services/executor/buildRequest.ts';
 
 interface Seen {
