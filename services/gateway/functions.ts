@@ -59,6 +59,21 @@ const need = <T>(client: T | undefined, what: string): T => {
   return client;
 };
 
+/**
+ * notifyChannels names channels of the notifier's: each id must be one of the account's channels
+ * (another account's, or a deleted one, is refused like a typo), checked before anything changes.
+ */
+async function checkChannels(c: Clients, accountId: bigint, settings: { notifyChannels?: string }[]) {
+  const named = settings.flatMap((s, i) => (s.notifyChannels ?? '').split(',').map((p) => p.trim()).filter(Boolean).map((p) => ({ i, p })));
+  if (!named.length) return;
+  const owned = new Set((await need(c.notifier, 'notifier').channelList({ accountId })).channels.map((ch) => String(ch.id)));
+  const missing = named.find(({ p }) => /^\d+$/.test(p) && !owned.has(String(Number(p))));
+  if (missing) {
+    const where = settings.length > 1 ? `data[${missing.i}].` : '';
+    throw new AppError('INVALID_PARAMETER', `${where}notifyChannels: channel ${missing.p} not found`);
+  }
+}
+
 /** Adds nextRun (from the planner, which owns it) to job records. */
 async function records(jobs: CronJob[], c: Clients, accountId: bigint) {
   const live = jobs.filter((j) => !j.deleted);
@@ -112,7 +127,9 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_get: async ({ params, accountId }, c) => record(await c.jobs.getJob({ accountId, id: id(params) }), c, accountId),
   cron_add: async ({ params, accountId }, c) => {
     const run = runOrder(params);
-    const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settingsFrom(params)], runs: run ? [run] : [] });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
     return record(jobs[0], c, accountId);
   },
   cron_batch_add: async ({ json, accountId, canonical }, c) => {
@@ -126,6 +143,7 @@ export const FUNCTIONS: Record<string, Fn> = {
       }),
     );
     try {
+      await checkChannels(c, accountId, elements.map((e) => e.settings));
       const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run) });
       return records(jobs, c, accountId);
     } catch (error) {
@@ -135,15 +153,21 @@ export const FUNCTIONS: Record<string, Fn> = {
     }
   },
   cron_edit: async ({ params, accountId }, c) => {
-    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings: settingsFrom(params), run: runOrder(params) });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: runOrder(params) });
     return record(jobs[0], c, accountId);
   },
   cron_batch_edit: async ({ params, accountId }, c) => {
-    const { jobs } = await c.jobs.editJobs({ accountId, ids: ids(params), settings: settingsFrom(params) });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.editJobs({ accountId, ids: ids(params), settings });
     return records(jobs, c, accountId);
   },
   cron_group_edit: async ({ params, accountId }, c) => {
-    const { jobs } = await c.jobs.editJobs({ accountId, groupId: id(params), settings: settingsFrom(params) });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.editJobs({ accountId, groupId: id(params), settings });
     return records(jobs, c, accountId);
   },
   cron_enable: action(JobAction.ENABLE, true),

@@ -55,6 +55,7 @@ export const JOB_SETTINGS: Record<string, Schema> = {
   notifyEvery: int('notify on every n-th consecutive failure', { minimum: 1, maximum: 100, default: 1 }),
   notifyMatch: str("notify when the output contains it (or, with a leading '!', does not)", { maxLength: 255 }),
   notifyTime: { description: 'notify when a run takes longer than this many seconds (0 or null: off)', type: ['integer', 'null'], minimum: 0, maximum: 86400 },
+  notifyChannels: str('channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', { pattern: '^[0-9, ]*$' }),
   group: { description: 'group id; 0 or null: none', type: ['integer', 'null'], minimum: 0 },
   name: str('job name', { maxLength: 255 }),
 };

@@ -100,4 +100,26 @@ describe('notification channels API (embedded mode)', function () {
     expect(body.url).to.equal(`${receiver.url}/job`);
     await ok(bob.call('channel_delete', { id: hook.id }));
   });
+
+  it('notifyChannels: a job names the channels it notifies; an id the account does not have is refused', async () => {
+    const chosen = await ok(bob.call('channel_add', { type: 'webhook', url: `${receiver.url}/chosen` }));
+    const other = await ok(bob.call('channel_add', { type: 'webhook', url: `${receiver.url}/other` }));
+    const alices = await ok(alice.call('channel_add', { type: 'webhook', url: `${receiver.url}/alice` }));
+    const before = storeMark(target.dataDir);
+    expect(await fails(bob.call('cron_add', { url: `${receiver.url}/job2`, expression: 'manual', notifyChannels: `${chosen.id},${alices.id}` }), 3)).to.equal(`notifyChannels: channel ${alices.id} not found`);
+    expect(await fails(bob.call('cron_add', { url: `${receiver.url}/job2`, expression: 'manual', notifyChannels: 'ops' }), 3)).to.match(/^notifyChannels: must be channel ids separated by commas/);
+    expect(storeMark(target.dataDir)).to.deep.equal(before);
+    receiverFailing = true;
+    const job = await ok(bob.call('cron_add', { url: `${receiver.url}/job2`, expression: 'manual', name: 'picky', notifyChannels: ` ${chosen.id} , ${chosen.id}` }));
+    expect(job.notifyChannels).to.equal(String(chosen.id));
+    await ok(bob.call('cron_run', { id: job.id }));
+    await eventually(() => receiver.received.find((r) => r.url === '/chosen'), 20_000);
+    receiverFailing = false;
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.received.filter((r) => r.url === '/chosen')).to.have.length(1);
+    expect(receiver.received.filter((r) => r.url === '/other')).to.have.length(0);
+    expect((await ok(bob.call('cron_edit', { id: job.id, notifyChannels: '' }))).notifyChannels).to.equal('');
+    for (const ch of [chosen, other]) await ok(bob.call('channel_delete', { id: ch.id }));
+    await ok(alice.call('channel_delete', { id: alices.id }));
+  });
 });
