@@ -2,7 +2,10 @@ import { maskCredentials, type JobFacts } from '../../shared/notify/index.ts';
 
 /**
  * The part of a cron job the notifier needs, folded from the job's own events (`cronjob-<id>`):
- * its notify settings, name, URL (masked here, once), group and whether it is muted.
+ * its notify settings, name, URL (masked here, once), group and whether it is muted. A fold of
+ * its own rather than shared/job's whole CronJob: the notifier keeps no password, header or body
+ * of any job in memory, and needs when the job was last enabled, which the shared state does not
+ * record.
  */
 export interface JobRecord {
   id: number;
