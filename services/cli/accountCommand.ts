@@ -8,6 +8,7 @@ const USAGE = `usage:
   tock account create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N]
   tock account list
   tock account rotate <id>
+  tock account secret-rotate <id>
   tock account disable <id>`;
 
 /** Operator commands on accounts. Tokens are printed once: only their hash is stored. */
@@ -34,9 +35,10 @@ export async function accountCommand(args: string[], jobs: Jobs, out: (line: str
     case 'create': {
       const limit = values.limit === undefined ? 0 : Number(values.limit);
       if (!Number.isInteger(limit) || limit < 0) throw new Error('--limit must be a whole number (0: no limit)');
-      const { account, token } = await jobs.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
+      const { account, token, signingSecret } = await jobs.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
       out(`account ${account!.id} (${account!.name}) created`);
       out(`token: ${token}`);
+      out(`signing secret: ${signingSecret}`);
       return 0;
     }
     case 'list': {
@@ -48,6 +50,12 @@ export async function accountCommand(args: string[], jobs: Jobs, out: (line: str
     case 'rotate': {
       const { account, token } = await jobs.rotateToken({ id: idArg() });
       out(`account ${account!.id}: new token: ${token} (the old one no longer works)`);
+      return 0;
+    }
+    case 'secret-rotate': {
+      const { account, signingSecret, previousValidUntil } = await jobs.rotateSigningSecret({ id: idArg() });
+      out(`account ${account!.id}: new signing secret: ${signingSecret}`);
+      if (previousValidUntil > 0n) out(`the previous one also signs until ${new Date(Number(previousValidUntil)).toISOString()}`);
       return 0;
     }
     case 'disable': {

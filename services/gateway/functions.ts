@@ -231,4 +231,9 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
+  // The only answer that ever shows a signing secret.
+  account_secret_rotate: async ({ accountId }, c) => {
+    const { signingSecret, previousValidUntil } = await c.jobs.rotateSigningSecret({ id: accountId });
+    return { secret: signingSecret, previousValidUntil: previousValidUntil > 0n ? Math.floor(Number(previousValidUntil) / 1000) : null };
+  },
 };

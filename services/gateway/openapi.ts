@@ -128,6 +128,16 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
+  account_secret_rotate: {
+    summary: "A new secret for the signature (X-Tock-Signature) of the account's job requests, shown only in this answer; the previous one also signs for 24 h",
+    returns: {
+      type: 'object',
+      properties: {
+        secret: str('the new signing secret (whsec_...): the HMAC-SHA256 key, the whole string'),
+        previousValidUntil: { type: ['integer', 'null'], description: 'Unix time until which the replaced secret also signs; null when there was none' },
+      },
+    },
+  },
 };
 
 const nullable = (type: string, description: string): Schema => ({ type: [type, 'null'], description });

@@ -126,7 +126,7 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
     },
     createAccount: async (r) => {
       const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit);
-      return { account: toProtoAccount(account), token };
+      return { account: toProtoAccount(account), token, signingSecret: account.signing.current ?? '' };
     },
     listAccounts: async () => ({ accounts: service.listAccounts().map(toProtoAccount) }),
     rotateToken: async (r) => {
@@ -134,5 +134,9 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       return { account: toProtoAccount(account), token };
     },
     disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
+    rotateSigningSecret: async (r) => {
+      const { account, signingSecret, previousValidUntil } = await service.rotateSigningSecret(Number(r.id));
+      return { account: toProtoAccount(account), signingSecret, previousValidUntil: BigInt(previousValidUntil) };
+    },
   };
 }
