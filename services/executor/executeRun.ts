@@ -4,6 +4,7 @@ import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
 import { buildRequest, type RunJob } from './buildRequest.ts';
 import type { HttpResult } from './httpCall.ts';
 import { judge } from './judge.ts';
+import type { SigningKey } from '../../shared/signing.ts';
 
 /** The job's request settings as the due run carries them (a snapshot taken when it was planned). */
 export function runJobOf(run: DueRun): RunJob {
@@ -15,7 +16,10 @@ export function runJobOf(run: DueRun): RunJob {
 
 /** The due run's request: pure, so the exact bytes sent are testable without a network. */
 export const requestFor = (run: DueRun, userAgent: string) =>
-  buildRequest(runJobOf(run), { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null }, { userAgent });
+  buildRequest(runJobOf(run), { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, signing: signingOf(run) }, { userAgent });
+
+const signingOf = (run: DueRun): SigningKey[] | undefined =>
+  run.target!.signingSecrets.length ? run.target!.signingSecrets.map((k) => ({ secret: k.secret, validUntil: Number(k.validUntil) })) : undefined;
 
 type Execution = MessageInitShape<typeof ExecutionSchema>;
 

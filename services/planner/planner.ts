@@ -4,6 +4,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../../shared/event
 import type { Logger } from '../../shared/log.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
+import { AccountSecrets } from './accountSecrets.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
@@ -48,6 +49,9 @@ export class Planner {
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
   private subscription: Subscription | null = null;
+  private accountSubscription: Subscription | null = null;
+  /** Signing secrets per account, from the account events: every due run carries its account's. */
+  readonly secrets = new AccountSecrets();
   private live = false;
   private wake: { at: number; cancel: () => void } | null = null;
   private drainQueued = false;
@@ -81,6 +85,13 @@ export class Planner {
     this.watermark = watermark;
     this.projection = new ScheduleProjection(watermark);
     const started = Date.now();
+    // Accounts first, so the runs published while catching up are signed already.
+    this.accountSubscription = store.subscribe(
+      { category: 'account' },
+      (event) => this.onAccountEvent(event),
+      (error) => log.error('planner subscription to account events stopped', { error }),
+    );
+    await this.accountSubscription.caughtUp;
     this.subscription = store.subscribe(
       { category: 'cronjob' },
       (event) => this.onEvent(event),
@@ -114,6 +125,7 @@ export class Planner {
     this.watermarkTimer?.();
     this.watermarkTimer = null;
     await this.subscription?.close();
+    await this.accountSubscription?.close();
     if (options.flush ?? true) {
       await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
       await this.writing;
@@ -161,6 +173,11 @@ export class Planner {
     if (!Number.isSafeInteger(id)) return;
     const change = this.projection.apply(id, { type: event.type, data: event.data } as JobEvent, event.position);
     if (this.live) this.replan(change);
+  }
+
+  private onAccountEvent(event: RecordedEvent) {
+    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data });
   }
 
   private replan(change: PlanChange) {
@@ -258,7 +275,7 @@ export class Planner {
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
     const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt) });
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {
