@@ -70,7 +70,8 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
   return {
-    addJobs: async (r) => jobs(await service.addJobs(Number(r.accountId), r.jobs.map(settingsFromProto), r.jobs.map((_, i) => order(r.runs[i])))),
+    addJobs: async (r) =>
+      jobs(await service.addJobs(Number(r.accountId), r.jobs.map(settingsFromProto), r.jobs.map((_, i) => order(r.runs[i])), r.idempotencyKey ?? null)),
     editJobs: async (r) =>
       jobs(
         await service.editJobs(
