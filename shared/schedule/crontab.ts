@@ -137,6 +137,11 @@ export class Crontab {
     return this.dayOrWeekday ? dom || dow : dom && dow;
   }
 
+  /** True when the local date (days since epoch, and its civil form) matches the day, month and weekday fields. */
+  matchesDate(days: number, c: CivilDate): boolean {
+    return this.dayMatches(days, c);
+  }
+
   /** Loads the R draws of one local date (cached for the last date asked). */
   private drawFor(days: number, c: CivilDate): void {
     if (days === this.drawnDay) return;

@@ -14,3 +14,4 @@ export {
 } from './schedule.ts';
 export { pointsPerDay } from './points.ts';
 export { describeSchedule } from './describe.ts';
+export { checkFires, FIRES_WITHIN } from './fires.ts';

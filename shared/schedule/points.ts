@@ -1,9 +1,11 @@
-import { DAY, daysFromCivil, wallFields, weekdayOfDays } from './civil.ts';
-import { applyInterval } from './english.ts';
-import { compiled, type CompiledSchedule, type Schedule } from './schedule.ts';
+import { civilFromDays, DAY, daysFromCivil, MINUTE, wallFields, weekdayOfDays, type CivilDate } from './civil.ts';
+import { CAN_FALSE, CAN_TRUE, minuteMask } from './filterAbstract.ts';
+import { verdictOn } from './filterSearch.ts';
+import { compiled, nextRun, type CompiledSchedule, type Schedule } from './schedule.ts';
 
 const memo = new WeakMap<CompiledSchedule, number>();
 const byText = new Map<string, number>();
+const scratch: CivilDate = { year: 0, month: 0, day: 0 };
 
 /** The representative window: all of 2025 (a common year), by the job's wall clock. */
 const WINDOW_START = daysFromCivil(2025, 1, 1);
@@ -48,12 +50,29 @@ function estimate(s: CompiledSchedule): number {
   if (!s.compiledFilter) return DAY / step;
   const days = Math.max(1, Math.min(7, Math.floor((SAMPLE_CANDIDATES * step) / DAY)));
   const start = s.zone.instantOfShifted(daysFromCivil(2025, 1, 6) * DAY);
-  const end = start + days * DAY;
+  return keptBetween(s, step, start, start + days * DAY) / days;
+}
+
+/**
+ * How many points of the chain start + k * step (k >= 1) before `end` the filter keeps: found
+ * kept point by kept point (nextRun jumps over what the filter drops), and every following point
+ * in the same run of accepted wall minutes counted at once.
+ */
+function keptBetween(s: CompiledSchedule, step: number, start: number, end: number): number {
+  const filter = s.compiledFilter!;
   let kept = 0;
-  for (let t = applyInterval(iv, start, s.zone); t < end; t = applyInterval(iv, t, s.zone)) {
-    if (s.compiledFilter.test(wallFields(s.zone.wallAt(t)))) kept++;
+  for (let t = start; ; ) {
+    const c = nextRun(s, t);
+    if (c === null || c >= end) return kept;
+    // The accepted minutes from c's on, within one offset span and before `end`.
+    const stop = Math.min(end, s.zone.spanEnd(c));
+    const wall = s.zone.wallAt(c);
+    let windowEnd = c - (wall % MINUTE) + MINUTE;
+    while (windowEnd < stop && filter.test(wallFields(s.zone.wallAt(windowEnd)))) windowEnd += MINUTE;
+    const n = Math.floor((Math.min(windowEnd, stop) - 1 - c) / step) + 1;
+    kept += n;
+    t = c + (n - 1) * step;
   }
-  return kept / days;
 }
 
 function cronPerDay(s: CompiledSchedule): number {
@@ -62,9 +81,29 @@ function cronPerDay(s: CompiledSchedule): number {
   let total = 0;
   for (let d = WINDOW_START; d < WINDOW_START + WINDOW_DAYS; d++) {
     const weekday = weekdayOfDays(d);
-    total += filter
-      ? cron.countOnDay(d, (hour, minute, c) => filter.test({ minute, hour, day: c.day, month: c.month, weekday }))
-      : cron.countOnDay(d);
+    if (!filter) {
+      total += cron.countOnDay(d);
+      continue;
+    }
+    // Whole days (and hours) the filter keeps or drops are settled without testing each minute.
+    const date = civilFromDays(d, scratch);
+    const day = verdictOn(filter, cron, date, weekday);
+    if (!(day & CAN_TRUE)) continue;
+    if (!(day & CAN_FALSE)) {
+      total += cron.countOnDay(d);
+      continue;
+    }
+    // Otherwise the minutes an hour keeps, found once per hour.
+    const vars = { minute: 0, hour: -1, day: date.day, month: date.month, weekday };
+    let lo = 0;
+    let hi = 0;
+    total += cron.countOnDay(d, (hour, minute) => {
+      if (hour !== vars.hour) {
+        vars.hour = hour;
+        [lo, hi] = minuteMask(filter.abs, vars);
+      }
+      return ((minute < 32 ? lo >>> minute : hi >>> (minute - 32)) & 1) === 1;
+    });
   }
   return total / WINDOW_DAYS;
 }
