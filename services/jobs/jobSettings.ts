@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.ts';
-import { parseSchedule, ScheduleError, type Schedule } from '../../shared/schedule/index.ts';
+import { checkFires, parseSchedule, ScheduleError, type Schedule } from '../../shared/schedule/index.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
@@ -112,8 +112,9 @@ export function compileSchedule(settings: Pick<JobSettings, 'expression' | 'time
 /**
  * Applies `input` over `base` and checks every rule of spec 4.3 / DECISIONS 4. Pure: returns the
  * resolved settings or throws AppError('INVALID_PARAMETER') naming the parameter and the rule.
+ * With `now`, a schedule the input sets must also fire within a year of it (checkFires).
  */
-export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: number): JobSettings {
+export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: number, now?: number): JobSettings {
   const s: JobSettings = { ...base };
   for (const [key, value] of Object.entries(input) as [keyof JobSettings, unknown][]) {
     if (value !== undefined) (s as any)[key] = value;
@@ -151,6 +152,14 @@ export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: 
   maxLength('expression', s.expression, 255);
   maxLength('filter', s.filter, 1024);
   checkHeaders(s.httpHeaders);
-  compileSchedule(s, jobId);
+  const schedule = compileSchedule(s, jobId);
+  if (now !== undefined && (input.expression !== undefined || input.filter !== undefined || input.timezone !== undefined)) {
+    try {
+      checkFires(schedule, now);
+    } catch (error) {
+      if (error instanceof ScheduleError) throw invalid(error.field, error.message);
+      throw error;
+    }
+  }
   return s;
 }

@@ -1,7 +1,7 @@
 import { civilFromDays, DAY, daysFromCivil, daysInMonth, HOUR, MINUTE, weekdayOfDays, type CivilDate } from './civil.ts';
 import type { Crontab } from './crontab.ts';
 import type { CompiledFilter, FilterVars } from './filter.ts';
-import { CAN_TRUE, evalAbs, type Domains } from './filterAbstract.ts';
+import { CAN_TRUE, evalAbs, minuteMask, type Domains } from './filterAbstract.ts';
 
 /**
  * Work allowed for one search, in filter evaluations (one per month, day, hour or minute looked
@@ -59,9 +59,17 @@ function timesOf(cron: Crontab | null): Times {
  * each month once, each day of a month that may pass, each hour of a day that may pass, and the
  * minutes of an hour that may pass, so a year costs hundreds of evaluations, not half a million.
  * The minute found passes the filter for certain; the crontab is only narrowed to its fields (R
- * draws and seconds are the caller's).
+ * draws and seconds are the caller's). `accept`, when given, must also hold for the minute (an
+ * interval: a point of its chain falls in it).
  */
-export function nextFilterMinute(filter: CompiledFilter, from: number, limit: number, cron: Crontab | null, budget: Budget): number {
+export function nextFilterMinute(
+  filter: CompiledFilter,
+  from: number,
+  limit: number,
+  cron: Crontab | null,
+  budget: Budget,
+  accept?: (wallMinute: number) => boolean,
+): number {
   const times = timesOf(cron);
   const [minLo, minHi] = times.minute;
   const [hourLo, hourHi] = times.hour;
@@ -114,27 +122,34 @@ export function nextFilterMinute(filter: CompiledFilter, from: number, limit: nu
       d.lo[1] = hourLo & fromLo(startHour);
       d.lo[0] = minLo;
       d.hi[0] = minHi;
-      if (!(evalAbs(filter.abs, d) & CAN_TRUE)) continue;
+      const r = evalAbs(filter.abs, d);
+      if (!(r & CAN_TRUE)) continue;
+      // Exact from here on: the minutes each hour keeps, one mask for the whole day when the
+      // filter does not read the hour (all of them when the day passes whatever the time).
+      vars.month = c.month;
+      vars.day = c.day;
+      vars.weekday = weekday;
+      const byHour = filter.uses.has('hour');
+      let lo = ALL;
+      let hi = ALL;
+      let known = r === CAN_TRUE;
       for (let h = startHour; h < 24; h++, startMinute = 0) {
         if (!has(hourLo, 0, h)) continue;
-        if (!spend()) return NaN;
-        d.lo[1] = 1 << h;
-        d.lo[0] = minLo & fromLo(startMinute);
-        d.hi[0] = minHi & fromHi(startMinute);
-        const r = evalAbs(filter.abs, d);
-        if (!(r & CAN_TRUE)) continue;
-        vars.month = c.month;
-        vars.day = c.day;
-        vars.weekday = weekday;
-        vars.hour = h;
-        for (let m = startMinute; m < 60; m++) {
-          if (!has(minLo, minHi, m)) continue;
-          vars.minute = m;
-          if (r === CAN_TRUE || filter.test(vars)) {
-            const at = days * DAY + h * HOUR + m * MINUTE;
-            return at < limit ? at : NaN;
-          }
+        if (!known || byHour) {
           if (!spend()) return NaN;
+          vars.hour = h;
+          [lo, hi] = minuteMask(filter.abs, vars);
+          known = r !== CAN_TRUE;
+        }
+        const mLo = lo & minLo & fromLo(startMinute);
+        const mHi = hi & minHi & fromHi(startMinute);
+        if (!(mLo | mHi)) continue;
+        if (accept && !spend()) return NaN;
+        for (let m = startMinute; m < 60; m++) {
+          if (!has(mLo, mHi, m)) continue;
+          const at = days * DAY + h * HOUR + m * MINUTE;
+          if (at >= limit) return NaN;
+          if (!accept || accept(at)) return at;
         }
       }
     }

@@ -133,11 +133,14 @@ function nextFilteredCron(s: CompiledSchedule, cron: Crontab, filter: CompiledFi
     if (run === null) return null;
     const wall = s.zone.wallAt(run);
     if (filter.test(wallFields(wall))) return run;
-    // No run passes before the next minute that both the filter and the crontab's fields allow.
-    const next = nextFilterMinute(filter, wall + 1, wall + (limit - run), cron, budget);
-    if (next !== next) return null;
-    // Stop at an offset change: past it the wall clock may revisit a minute the filter accepts.
-    t = Math.min(run + (next - wall), s.zone.spanEnd(run)) - 1;
+    // No run passes before the next minute that both the filter and the crontab's fields allow,
+    // up to the next offset change: there the wall clock may step back to a minute the filter
+    // accepts, or a run in a DST gap happens at a wall time outside the crontab's fields.
+    const stop = Math.min(limit, s.zone.spanEnd(run));
+    const next = nextFilterMinute(filter, wall + 1, wall + (stop - run), cron, budget);
+    if (next === next) t = run + (next - wall) - 1;
+    else if (budget.exhausted || stop >= limit) return null;
+    else t = stop - 1;
   }
 }
 
@@ -156,9 +159,15 @@ function nextInterval(s: CompiledSchedule, iv: Interval, filter: CompiledFilter 
     if (step > 0) {
       // Every candidate before the next minute the filter accepts is dropped: jump to the last
       // chain point before it (not past an offset change, where the wall clock may step back).
-      const next = nextFilterMinute(filter, wall + 1, wall + (from + horizon - run) + step, null, budget);
-      if (next !== next) return null;
-      const target = Math.min(run + (next - wall), s.zone.spanEnd(run));
+      const spanEnd = s.zone.spanEnd(run);
+      const stop = Math.min(from + horizon + step, spanEnd);
+      // Within the span the offset is constant: a chain point falls in a wall minute when the
+      // first point at or after the minute's start comes before its end.
+      const offset = wall - run;
+      const hit = (minute: number) => run + Math.ceil((minute - offset - run) / step) * step < minute - offset + MINUTE;
+      const next = nextFilterMinute(filter, wall + 1, wall + (stop - run), null, budget, step > MINUTE ? hit : undefined);
+      if (next !== next && (budget.exhausted || spanEnd >= from + horizon + step)) return null;
+      const target = next === next ? run + (next - wall) : stop;
       t = run + Math.floor((target - run - 1) / step) * step;
     }
   }
