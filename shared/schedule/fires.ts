@@ -26,7 +26,7 @@ export function checkFires(schedule: Schedule, now: number): void {
   const budget = newBudget();
   if (nextRunWithin(s, now, horizon, budget) !== null) return;
   if (budget.exhausted) {
-    throw new ScheduleError('filter', `filter '${s.filter}' is too costly to plan: it compares variables with each other over too many combinations; compare each variable with values instead`);
+    throw new ScheduleError('filter', `filter '${s.filter}' is too costly to plan: the search for its next run gave up before it found one; compare each variable with values rather than with other variables`);
   }
   const later = nextRunWithin(s, now, Math.max(LEAP_WITHIN, first), newBudget());
   if (later !== null) {
