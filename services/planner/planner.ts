@@ -4,7 +4,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../../shared/event
 import type { Logger } from '../../shared/log.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
-import type { JobEvent } from '../jobs/cronJob.ts';
+import type { JobEvent } from '../../shared/job/index.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';

@@ -1,17 +1,7 @@
-import { absAtom, absJoin, absNot, VAR_INDEX, type Abs } from './filterAbstract.ts';
+import { absAtom, absJoin, absNot, VAR_INDEX, type Abs, type FilterFn, type FilterVars } from './filterAbstract.ts';
 import { ScheduleError } from './scheduleError.ts';
 
-/** The wall-clock values a filter sees for one run; weekday is 0 (Sunday)..6. */
-export interface FilterVars {
-  minute: number;
-  hour: number;
-  day: number;
-  month: number;
-  weekday: number;
-}
-
-/** A compiled filter: true keeps the run. */
-export type FilterFn = (v: FilterVars) => boolean;
+export type { FilterFn, FilterVars };
 
 /** A compiled filter and which variables it reads (lets the scheduler skip whole hours/days). */
 export interface CompiledFilter {

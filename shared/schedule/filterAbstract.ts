@@ -1,4 +1,3 @@
-import type { FilterFn, FilterVars } from './filter.ts';
 
 /**
  * A filter seen as sets of field values, so a search can ask "could any minute of this day (or
@@ -9,6 +8,18 @@ import type { FilterFn, FilterVars } from './filter.ts';
  * filters are answered exactly; only a condition that compares two variables with each other
  * (`minute == hour`) is answered by trying the combinations, or "maybe" when they are many.
  */
+
+/** The wall-clock values a filter sees for one run; weekday is 0 (Sunday)..6. */
+export interface FilterVars {
+  minute: number;
+  hour: number;
+  day: number;
+  month: number;
+  weekday: number;
+}
+
+/** A compiled filter: true keeps the run. */
+export type FilterFn = (v: FilterVars) => boolean;
 
 /** Variable order in masks and domains. */
 export const VAR_INDEX: Readonly<Record<keyof FilterVars, number>> = { minute: 0, hour: 1, day: 2, month: 3, weekday: 4 };
