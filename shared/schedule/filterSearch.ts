@@ -4,9 +4,9 @@ import type { CompiledFilter, FilterVars } from './filter.ts';
 import { CAN_TRUE, evalAbs, minuteMask, type Domains } from './filterAbstract.ts';
 
 /**
- * Work allowed for one search, in filter evaluations (one per month, day, hour or minute looked
- * at). A year of the sparsest filter takes a few hundred; only a filter that compares variables
- * with each other over many combinations can come near it.
+ * Work allowed for one search (nextRun, or the check of a new schedule), in filter evaluations:
+ * one per month, day or hour looked at. A year of the sparsest filter takes a few hundred; ten
+ * years of a filter whose days all may pass but whose minutes never do, under 100,000.
  */
 export const SEARCH_BUDGET = 200_000;
 
@@ -56,8 +56,9 @@ function timesOf(cron: Crontab | null): Times {
  * The first wall minute (wall ms, a whole minute) at or after `from` and before `limit` where the
  * filter may pass, and, with `cron`, where the crontab's month, date, hour and minute fields
  * allow a run; NaN when there is none (or the budget ran out: see `budget.exhausted`). Looks at
- * each month once, each day of a month that may pass, each hour of a day that may pass, and the
- * minutes of an hour that may pass, so a year costs hundreds of evaluations, not half a million.
+ * each month once, each day of a month that may pass, and the exact set of passing minutes of
+ * each hour of a day that may pass (one set per day when the filter does not read the hour), so
+ * a year costs hundreds of evaluations, not half a million.
  * The minute found passes the filter for certain; the crontab is only narrowed to its fields (R
  * draws and seconds are the caller's). `accept`, when given, must also hold for the minute (an
  * interval: a point of its chain falls in it).

@@ -1,7 +1,7 @@
 import { civilFromDays, DAY, daysFromCivil, MINUTE, wallFields, weekdayOfDays, type CivilDate } from './civil.ts';
 import { CAN_FALSE, CAN_TRUE, minuteMask } from './filterAbstract.ts';
 import { verdictOn } from './filterSearch.ts';
-import { compiled, nextRun, type CompiledSchedule, type Schedule } from './schedule.ts';
+import { compiled, nextRunWithin, type CompiledSchedule, type Schedule } from './schedule.ts';
 
 const memo = new WeakMap<CompiledSchedule, number>();
 const byText = new Map<string, number>();
@@ -55,14 +55,14 @@ function estimate(s: CompiledSchedule): number {
 
 /**
  * How many points of the chain start + k * step (k >= 1) before `end` the filter keeps: found
- * kept point by kept point (nextRun jumps over what the filter drops), and every following point
+ * kept point by kept point (the search jumps over what the filter drops), and every following point
  * in the same run of accepted wall minutes counted at once.
  */
 function keptBetween(s: CompiledSchedule, step: number, start: number, end: number): number {
   const filter = s.compiledFilter!;
   let kept = 0;
   for (let t = start; ; ) {
-    const c = nextRun(s, t);
+    const c = nextRunWithin(s, t, end - t);
     if (c === null || c >= end) return kept;
     // The accepted minutes from c's on, within one offset span and before `end`.
     const stop = Math.min(end, s.zone.spanEnd(c));
