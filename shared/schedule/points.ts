@@ -75,10 +75,18 @@ function keptBetween(s: CompiledSchedule, step: number, start: number, end: numb
   }
 }
 
+/** The values of the fields (minute aside) a filter reads, as one number. */
+function keyOf(uses: ReadonlySet<string> | undefined, v: { hour: number; day: number; month: number; weekday: number }): number {
+  const pick = (name: string, x: number) => (uses!.has(name) ? x : 0);
+  return (((pick('month', v.month) * 32 + pick('day', v.day)) * 7 + pick('weekday', v.weekday)) * 24) + pick('hour', v.hour);
+}
+
 function cronPerDay(s: CompiledSchedule): number {
   const cron = s.cron!;
   const filter = s.compiledFilter;
   let total = 0;
+  const uses = filter?.uses;
+  const masks = new Map<number, [number, number]>();
   for (let d = WINDOW_START; d < WINDOW_START + WINDOW_DAYS; d++) {
     const weekday = weekdayOfDays(d);
     if (!filter) {
@@ -93,16 +101,15 @@ function cronPerDay(s: CompiledSchedule): number {
       total += cron.countOnDay(d);
       continue;
     }
-    // Otherwise the minutes an hour keeps, found once per hour.
-    const vars = { minute: 0, hour: -1, day: date.day, month: date.month, weekday };
-    let lo = 0;
-    let hi = 0;
-    total += cron.countOnDay(d, (hour, minute) => {
-      if (hour !== vars.hour) {
-        vars.hour = hour;
-        [lo, hi] = minuteMask(filter.abs, vars);
-      }
-      return ((minute < 32 ? lo >>> minute : hi >>> (minute - 32)) & 1) === 1;
+    // Otherwise the minutes an hour keeps, found once per hour, or once per distinct value of
+    // the fields the filter reads (a filter on hour and minute has 24 such sets in a year).
+    const vars = { minute: 0, hour: 0, day: date.day, month: date.month, weekday };
+    total += cron.countOnDayByHour(d, (hour) => {
+      vars.hour = hour;
+      const key = keyOf(uses, vars);
+      let mask = masks.get(key);
+      if (!mask) masks.set(key, (mask = [...minuteMask(filter.abs, vars)] as [number, number]));
+      return mask;
     });
   }
   return total / WINDOW_DAYS;
