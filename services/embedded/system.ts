@@ -37,7 +37,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
-  const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
+  const store = openStore(config);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
