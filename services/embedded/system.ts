@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import type { Config } from '../../shared/config.ts';
@@ -8,7 +7,7 @@ import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
@@ -29,7 +28,8 @@ export interface EmbeddedOptions {
 }
 
 /**
- * Every service in one process: SQLite event store under DATA_DIR, in-process bus, and the
+ * Every service in one process: the event store EVENTSTORE_URL names (SQLite under DATA_DIR by
+ * default), in-process bus, and the
  * services talking real gRPC over loopback, exactly as they do when deployed apart.
  */
 export async function startEmbedded(options: EmbeddedOptions) {
@@ -43,7 +43,8 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const loopback = '127.0.0.1:0';
 
   const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
-  const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
+  const logsDb = logsStoreChoice(config);
+  const logs = await startLogsService({ bus, ...(logsDb.kind === 'postgres' ? { dbUrl: logsDb.url } : { dbPath: logsDb.path }), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const executorSettings = {
     bus,
