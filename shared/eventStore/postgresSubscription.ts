@@ -118,10 +118,19 @@ export function startSubscription(source: PageSource, options: SubscribeOptions,
 
   const running = (async () => {
     await source.ready();
+    // While the handler works through a full page, the next one is already being read.
+    let ahead: { version: number; page: Promise<RecordedEvent[]> } | undefined;
+    const read = (after: bigint) => {
+      // The version is taken before the read: a NOTIFY arriving meanwhile must not be slept through.
+      const next = { version: listener.version, page: source.readPage(options, after) };
+      next.page.catch(() => undefined); // a failure surfaces where the page is awaited
+      return next;
+    };
     while (!stopped) {
-      // Taken before the read: a NOTIFY arriving while handlers run must not be slept through.
-      const version = listener.version;
-      const events = await source.readPage(options, checkpoint);
+      const current = ahead ?? read(checkpoint);
+      const version = current.version;
+      const events = await current.page;
+      ahead = events.length === PAGE_SIZE ? read(events[events.length - 1].position) : undefined;
       for (const event of events) {
         if (stopped) return;
         await handler(event);
