@@ -12,8 +12,6 @@ export interface PostgresTarget {
   schema: string;
   /** The schema name as given (unquoted), for messages and channel names. */
   schemaName: string;
-  /** host:port/database, for logs: never the user or password. */
-  safe: string;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -34,7 +32,7 @@ export function postgresTarget(url: string, fallbackSchema: string, schema?: str
     throw new AppError('INVALID_PARAMETER', `postgres: schema must be lower-case letters, digits and _ (at most 63), got ${JSON.stringify(name.slice(0, 80))}`);
   }
   parsed.searchParams.delete('schema');
-  return { connectionString: parsed.toString(), schema: `"${name}"`, schemaName: name, safe: `${parsed.host}${parsed.pathname}` };
+  return { connectionString: parsed.toString(), schema: `"${name}"`, schemaName: name };
 }
 
 /** A pool whose idle connections may die (server restart) without taking the process down. */
