@@ -3,7 +3,7 @@
  * pool, one schema name rule, one translation of driver failures into the project's error type.
  */
 import pg from 'pg';
-import { AppError, ERROR_TABLE, type ErrorKind } from './errors.ts';
+import { AppError } from './errors.ts';
 
 export interface PostgresTarget {
   /** The connection string handed to node-postgres, without Tock's own `schema` parameter. */
@@ -49,9 +49,6 @@ export function createPool(target: PostgresTarget, options: { max?: number; onId
   return pool;
 }
 
-// UNAVAILABLE (code 1, HTTP 503, retryable) where the error table has it; INTERNAL before that.
-const UNAVAILABLE = ('UNAVAILABLE' in ERROR_TABLE ? 'UNAVAILABLE' : 'INTERNAL') as ErrorKind;
-
 /** Node socket errors and SQLSTATE classes that say "the server cannot be used now", not "the request is wrong". */
 const TRANSIENT_NODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 const TRANSIENT_SQLSTATE = [
@@ -71,13 +68,13 @@ export function isTransient(error: unknown): boolean {
   return /timeout exceeded when trying to connect|Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }
 
-/** Translates a driver failure into an AppError naming `what`; AppErrors pass through. */
+/** Translates a driver failure into an AppError naming `what` (UNAVAILABLE, retryable, when the server is away or busy); AppErrors pass through. */
 export function translatePgError(error: unknown, what: string): AppError {
   if (error instanceof AppError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
   const detail = typeof code === 'string' && code ? ` (${code})` : '';
-  return Object.assign(new AppError(isTransient(error) ? UNAVAILABLE : 'INTERNAL', `${what} (postgres): ${message || 'failed'}${detail}`), { cause: error });
+  return Object.assign(new AppError(isTransient(error) ? 'UNAVAILABLE' : 'INTERNAL', `${what} (postgres): ${message || 'failed'}${detail}`), { cause: error });
 }
 
 /**

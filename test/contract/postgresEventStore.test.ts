@@ -129,7 +129,7 @@ describe('PostgreSQL event store shared by several processes', function () {
 });
 
 describe('PostgreSQL event store failures', function () {
-  it('reports an unreachable server as an AppError, without the password', async () => {
+  it('reports an unreachable server as UNAVAILABLE (retryable, 503), without the password', async () => {
     const store = openPostgresEventStore('postgres://tock:s3cret@127.0.0.1:1/tock');
     try {
       const error = await store.appendToStream('a-1', [{ type: 'A', data: {} }]).then(
@@ -138,7 +138,8 @@ describe('PostgreSQL event store failures', function () {
       );
       expect(error).to.be.instanceOf(AppError);
       expect((error as AppError).code).to.equal(1);
-      expect((error as AppError).httpStatus).to.be.oneOf([500, 503]);
+      expect((error as AppError).kind).to.equal('UNAVAILABLE');
+      expect((error as AppError).httpStatus).to.equal(503);
       expect((error as AppError).message).to.match(/event store \(postgres\)/).and.not.match(/s3cret/);
     } finally {
       await store.close();
