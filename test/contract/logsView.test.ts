@@ -34,7 +34,7 @@ describe('PostgreSQL', function () {
     let fresh = 0;
     return {
       // Each run creates a schema: fewer runs than SQLite, the same generators.
-      propertyRuns: 40,
+      propertyRuns: 30,
       async open(options, place) {
         const schema = `${prefix}_${place ?? `f${fresh++}`}`;
         schemas.add(schema);

@@ -268,7 +268,8 @@ export function logsViewContract(name: string, fixture: () => LogsViewFixture) {
       limit: fc.integer({ min: 0, max: 6 }),
     });
 
-      it('answers every query as the model does: deduplicated, newest first, retention applied', async () => {
+      it('answers every query as the model does: deduplicated, newest first, retention applied', async function () {
+      this.timeout(300_000); // each run opens a fresh store: a new schema on a shared, busy server
       await fc.assert(
         fc.asyncProperty(
           fc.array(anExecution, { maxLength: 60 }),
