@@ -157,25 +157,42 @@ export type ScheduleName = Flagged<'schedule'>;
 export type TargetSettings = Pick<JobSettings, TargetName>;
 
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
-const named = (flag: 'target' | 'schedule' | 'secret') => SETTING_NAMES.filter((name) => (SETTINGS[name] as Setting<unknown>)[flag] === true);
-export const TARGET_SETTINGS = named('target') as TargetName[];
-export const SCHEDULE_SETTINGS = named('schedule') as ScheduleName[];
-export const SECRET_SETTINGS = named('secret');
 
 /** A row of the table, typed loosely for code that walks all of them. */
 export const settingOf = (name: SettingName) => SETTINGS[name] as Setting<unknown>;
 
+const named = (flag: 'target' | 'schedule' | 'secret') => SETTING_NAMES.filter((name) => settingOf(name)[flag] === true);
+export const TARGET_SETTINGS = named('target') as TargetName[];
+export const SCHEDULE_SETTINGS = named('schedule') as ScheduleName[];
+export const SECRET_SETTINGS = named('secret');
+
 /** The name a secret setting is reported under (`password` -> `hasPassword`). */
 export const secretFlag = (name: string) => `has${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+const defaultOf = (name: SettingName, accountTimezone: string) => {
+  const d = settingOf(name).default;
+  return typeof d === 'function' ? (d as (tz: string) => unknown)(accountTimezone) : d;
+};
 
 /** The resolved settings of a new job before its input is applied (the url has no default: it is required). */
 export function defaultSettings(accountTimezone: string): JobSettings {
   const out: Record<string, unknown> = {};
-  for (const name of SETTING_NAMES) {
-    const d = settingOf(name).default;
-    out[name] = typeof d === 'function' ? (d as (tz: string) => unknown)(accountTimezone) : d;
-  }
+  for (const name of SETTING_NAMES) out[name] = defaultOf(name, accountTimezone);
   return out as JobSettings;
+}
+
+/**
+ * The settings a job was created with, with the default of every setting added since: a stream
+ * written before a setting existed folds into a job that has it. The same object when complete.
+ */
+export function completeSettings(settings: JobSettings): JobSettings {
+  let out: Record<string, unknown> | null = null;
+  for (const name of SETTING_NAMES) {
+    if (settings[name] !== undefined) continue;
+    out ??= { ...settings };
+    out[name] = defaultOf(name, settings.timezone ?? 'UTC');
+  }
+  return (out as JobSettings | null) ?? settings;
 }
 
 /**
