@@ -24,8 +24,19 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
  */
 export type SettingKind = 'text' | 'int' | 'bool' | 'optionalInt' | 'ref';
 
+export interface Limits {
+  min?: number;
+  max?: number;
+  maxLength?: number;
+  oneOf?: readonly string[];
+}
+
 export interface Setting<T> {
   readonly kind: SettingKind;
+  /** One line for users (the OpenAPI description). */
+  readonly doc: string;
+  /** The limits `check` enforces, for documents that state them (OpenAPI): not a second source of rules. */
+  readonly limits?: Limits;
   /** The value of a new job that does not give it (the account's time zone for `timezone`). */
   readonly default: T | ((accountTimezone: string) => T);
   /** Applied to a given value before the checks (trim, canonical form); may throw INVALID_PARAMETER. */
@@ -52,23 +63,31 @@ const maxLength = (max: number) => (value: string, name: string) => {
   if (value.length > max) throw invalid(name, `must be at most ${max} characters, got ${value.length}`);
 };
 
+/** A rule and the limits it enforces, from one pair of numbers. */
+const range = (min: number, max: number, unit = '') => ({ check: intRange(min, max, unit), limits: { min, max } });
+const length = (max: number) => ({ check: maxLength(max), limits: { maxLength: max } });
+
 /** optionalInt and ref: a value in range, where 0 means "none". */
 const zeroClears = (min: number, max: number, unit = '') => {
-  const range = intRange(min, max, unit);
-  return (value: number | null, name: string): number | null => {
+  const inRange = intRange(min, max, unit);
+  const check = (value: number | null, name: string): number | null => {
     if (value === null) return null;
-    range(value, name);
+    inRange(value, name);
     return value === 0 ? null : value;
   };
+  return { check, limits: { min, max } };
 };
 
 const trim = (value: string) => value.trim();
+
+const URL_MAX = 2048;
+const HEADERS_MAX = 16_384;
 
 /** FC: a URL without a scheme gets http://. Only http(s) targets with a host are accepted. */
 export function normalizeUrl(raw: string): string {
   const trimmed = raw.trim();
   if (!trimmed) throw invalid('url', 'must not be empty');
-  maxLength(2048)(trimmed, 'url');
+  maxLength(URL_MAX)(trimmed, 'url');
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
   let url: URL;
   try {
@@ -90,7 +109,7 @@ function normalizeMethod(raw: HttpMethod): HttpMethod {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkHeaders(headers: string, name: string) {
-  maxLength(16_384)(headers, name);
+  maxLength(HEADERS_MAX)(headers, name);
   headers.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return;
     const colon = line.indexOf(':');
@@ -117,28 +136,28 @@ const ref = define<'ref', number | null>('ref');
  * expression in its zone with its filter) is compiled last, by resolveSettings.
  */
 export const SETTINGS = {
-  group: ref({ default: null, check: zeroClears(0, Number.MAX_SAFE_INTEGER) }),
-  name: text({ default: '', check: maxLength(255) }),
-  expression: text({ default: '15 minutes', normalize: trim, check: maxLength(255), clearable: false, schedule: true }),
-  filter: text({ default: '', normalize: trim, check: maxLength(1024), schedule: true }),
-  timezone: text({ default: (accountTimezone) => accountTimezone, normalize: trim, clearable: false, schedule: true }),
-  url: text({ default: '', normalize: normalizeUrl, clearable: false, target: true }),
-  httpMethod: method({ default: 'GET', normalize: normalizeMethod, clearable: false, target: true }),
-  postData: text({ default: '', check: maxLength(65_536), target: true }),
-  httpHeaders: text({ default: '', check: checkHeaders, target: true }),
-  username: text({ default: '', check: maxLength(255), target: true }),
-  password: text({ default: '', check: maxLength(255), secret: true, target: true }),
-  userAgent: text({ default: '', check: maxLength(512), target: true }),
-  timeout: int({ default: 30, check: intRange(5, 7200, ' seconds'), target: true }),
-  instances: int({ default: 0, check: intRange(0, 5), target: true }),
-  delay: int({ default: 0, check: intRange(0, 1440, ' minutes') }),
-  notify: bool({ default: true }),
-  notifyEvery: int({ default: 1, check: intRange(1, 100) }),
-  notifyMatch: text({ default: '', check: maxLength(255) }),
-  notifyTime: optionalInt({ default: null, check: zeroClears(0, 86_400, ' seconds') }),
-  failureThreshold: int({ default: 20, check: intRange(1, 100) }),
-  keyword: text({ default: '', check: maxLength(100), target: true }),
-  pattern: text({ default: '', check: maxLength(255), target: true }),
+  group: ref({ doc: 'group id; 0 or null: none', default: null, ...zeroClears(0, Number.MAX_SAFE_INTEGER) }),
+  name: text({ doc: 'job name', default: '', ...length(255) }),
+  expression: text({ doc: 'when: crontab, English interval, one-time date, @unix or manual (docs/schedule.md)', default: '15 minutes', normalize: trim, ...length(255), clearable: false, schedule: true }),
+  filter: text({ doc: 'condition over minute, hour, day, month, weekday', default: '', normalize: trim, ...length(1024), schedule: true }),
+  timezone: text({ doc: "IANA time zone; default: the account's", default: (accountTimezone) => accountTimezone, normalize: trim, clearable: false, schedule: true }),
+  url: text({ doc: 'http(s) URL to call; without a scheme http:// is assumed', default: '', normalize: normalizeUrl, limits: { maxLength: URL_MAX }, clearable: false, target: true }),
+  httpMethod: method({ doc: 'HTTP method', default: 'GET', normalize: normalizeMethod, limits: { oneOf: HTTP_METHODS }, clearable: false, target: true }),
+  postData: text({ doc: 'request body (POST, PUT, PATCH)', default: '', ...length(65_536), target: true }),
+  httpHeaders: text({ doc: 'request headers, "Name: value" lines', default: '', check: checkHeaders, limits: { maxLength: HEADERS_MAX }, target: true }),
+  username: text({ doc: 'Basic auth user', default: '', ...length(255), target: true }),
+  password: text({ doc: 'Basic auth password (never returned)', default: '', ...length(255), secret: true, target: true }),
+  userAgent: text({ doc: 'User-Agent header', default: '', ...length(512), target: true }),
+  timeout: int({ doc: 'seconds for the whole request', default: 30, ...range(5, 7200, ' seconds'), target: true }),
+  instances: int({ doc: 'runs in flight at most (0: no limit); beyond it a run is skipped', default: 0, ...range(0, 5), target: true }),
+  delay: int({ doc: 'random delay of each run, 0..delay minutes', default: 0, ...range(0, 1440, ' minutes') }),
+  notify: bool({ doc: 'notify on failure', default: true }),
+  notifyEvery: int({ doc: 'notify on every n-th consecutive failure', default: 1, ...range(1, 100) }),
+  notifyMatch: text({ doc: "notify when the output contains it (or, with a leading '!', does not)", default: '', ...length(255) }),
+  notifyTime: optionalInt({ doc: 'notify when a run takes longer than this many seconds (0 or null: off)', default: null, ...zeroClears(0, 86_400, ' seconds') }),
+  failureThreshold: int({ doc: 'consecutive failures before the job is disabled (status 4)', default: 20, ...range(1, 100) }),
+  keyword: text({ doc: 'the run fails unless the output contains it', default: '', ...length(100), target: true }),
+  pattern: text({ doc: 'the run fails if the output contains it', default: '', ...length(255), target: true }),
 } as const;
 
 type Table = typeof SETTINGS;
