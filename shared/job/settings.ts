@@ -1,11 +1,19 @@
 import { AppError } from '../errors.ts';
 
 /**
- * The one definition of a cron job's settings. Every other list of settings (the gateway's
- * parameters and records, the jobs service's proto mapping, validation, the planner's snapshot for
- * executors) is derived from the SETTINGS table below, so adding a setting is one row here plus
- * one field in proto `JobSettings` (and `CronJob`, and `RunTarget` if the executor needs it); a
- * unit test checks the table and the proto messages list the same fields.
+ * The one definition of a cron job's settings. Every other list of settings is derived from the
+ * SETTINGS table below: the gateway's parameters (inputs.ts) and job records (records.ts), the
+ * OpenAPI document, the proto mapping both ways (shared/grpc/jobSettingsProto.ts), defaults and
+ * validation (resolveSettings), history masking (secret rows), the planner's re-plan and
+ * re-target rules and its due-run snapshot, the executor's RunJob.
+ *
+ * Adding a setting: one row here (a kind, its doc line, default, rule and flags), and the field
+ * of the same name in proto `JobSettings` (optional) and `CronJob` (and `RunTarget` when the row
+ * is `target`), then `npm run gen`. test/unit/job/settingsTable.test.ts fails until the table and
+ * the proto messages agree. Jobs created before the setting existed fold with its default.
+ * A new kind (a list, say) also needs its entry in the per-kind tables: gateway/inputs.ts (READ),
+ * gateway/records.ts (RECORD), shared/grpc/jobSettingsProto.ts (TO_PROTO, FROM_PROTO), gateway/
+ * openapi.ts (SETTING_TYPE) and the test's WIRE; the compiler lists them (Record<SettingKind, ...>).
  *
  * A row's key is the setting's name everywhere: the API parameter, the domain field, and (in
  * camelCase, as protobuf-es spells it) the proto field. Pure: no transport, no generated code.
