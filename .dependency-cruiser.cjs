@@ -16,7 +16,7 @@
 
 /** The files that start a service: the only ones the wiring services may import. */
 const ENTRY_POINTS = [
-  '^services/(executor|gateway|jobs|planner)/server\\.ts$',
+  '^services/(executor|gateway|jobs|notifier|planner)/server\\.ts$',
   '^services/logs/logsService\\.ts$',
   // The executor's worker-thread entry (embedded mode runs executors in threads).
   '^services/executor/thread\\.ts$',

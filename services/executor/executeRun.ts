@@ -55,10 +55,10 @@ export function executionOf(run: DueRun, result: HttpResult, server: string): Ex
   return execution(run, server, outcome, result.startTime, verdict.error, result);
 }
 
-/** Pure: the execution event of a run skipped because `instances` runs of the job were in flight. */
-export function skippedExecution(run: DueRun, server: string, now: number): Execution {
+/** Pure: the execution event of a skipped run (by default: `instances` runs of the job were in flight). */
+export function skippedExecution(run: DueRun, server: string, now: number, why?: string): Execution {
   const { instances } = run.target!;
-  const error = `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
+  const error = why ?? `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
   return execution(run, server, ExecutionOutcome.SKIPPED, now, error);
 }
 

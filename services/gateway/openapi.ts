@@ -26,6 +26,13 @@ const PARAMS: Record<string, Schema> = {
   priority: int('group priority'),
   timezone: str('IANA time zone name'),
   nextLimit: int('how many run times (1-100)', { minimum: 1, maximum: 100, default: 10 }),
+  channelId: int('the channel id', { minimum: 1 }),
+  channelType: str('the kind of channel', { enum: ['email', 'webhook', 'slack', 'discord', 'teams', 'telegram'] }),
+  email: str('email channel: the address'),
+  channelUrl: str('webhook, slack, discord, teams: the URL to POST to (a secret: shown masked afterwards)'),
+  botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
+  chatId: str('telegram: the numeric chat id or @channel name'),
+  enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
 };
 
 /** A setting's JSON type, by its kind (null clears optional ints and the group). */
@@ -34,7 +41,7 @@ const SETTING_TYPE: Record<SettingKind, string | string[]> = { text: 'string', i
 /** A setting's schema, from its row of the settings table (docs/api.md "Settings"). */
 function settingSchema(name: SettingName): Schema {
   const row = settingOf(name);
-  const { min, max, maxLength, oneOf } = row.limits ?? {};
+  const { min, max, maxLength, oneOf, pattern } = row.limits ?? {};
   const schema: Schema = { type: SETTING_TYPE[row.kind], description: row.doc };
   if (oneOf) schema.enum = [...oneOf];
   // "" and null are every setting's "none": worth stating only when the default is something.
@@ -42,6 +49,7 @@ function settingSchema(name: SettingName): Schema {
   if (min !== undefined) schema.minimum = min;
   if (max !== undefined) schema.maximum = max;
   if (maxLength !== undefined) schema.maxLength = maxLength;
+  if (pattern !== undefined) schema.pattern = pattern;
   if (row.secret) schema.writeOnly = true;
   return schema;
 }
@@ -100,6 +108,26 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   group_vanish: { summary: 'Delete a group and its jobs', params: ['id'], required: ['id'], returns: GROUP },
   group_empty: { summary: "Delete a group's jobs", params: ['id'], required: ['id'], returns: GROUP },
   group_items: { summary: "A group's jobs", params: ['id', 'page', 'limit'], required: ['id'], returns: JOBS },
+  channel_list: { summary: "The account's notification channels (addresses masked)", returns: list(ref('Channel')) },
+  channel_add: {
+    summary: 'Add a notification channel; a webhook answers its signing secret, only here',
+    params: [['type', PARAMS.channelType], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId'],
+    required: ['type'],
+    returns: ref('Channel'),
+  },
+  channel_edit: {
+    summary: 'Rename, re-address, disable or re-enable a channel',
+    params: [['id', PARAMS.channelId], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'enabled'],
+    required: ['id'],
+    returns: ref('Channel'),
+  },
+  channel_delete: { summary: 'Delete a channel', params: [['id', PARAMS.channelId]], required: ['id'], returns: ref('Channel') },
+  channel_test: {
+    summary: 'Send a test message to a channel now',
+    params: [['id', PARAMS.channelId]],
+    required: ['id'],
+    returns: { type: 'object', properties: { delivered: bool('whether the channel accepted it'), error: str('why not') } },
+  },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
 };
@@ -153,6 +181,23 @@ const SCHEMAS: Record<string, Schema> = {
           executionTime: { type: 'number', description: 'seconds' },
         },
       },
+    },
+  },
+  Channel: {
+    type: 'object',
+    properties: {
+      id: int('channel id'),
+      type: str('email, webhook, slack, discord, teams or telegram'),
+      name: str('name'),
+      email: str('email channels: the address'),
+      url: str('URL channels: scheme and host, the rest masked'),
+      botToken: str('telegram: masked'),
+      chatId: str('telegram: the chat'),
+      enabled: bool('false after 5 failed deliveries in a row, or when disabled by channel_edit'),
+      failures: int('failed delivery attempts in a row'),
+      lastError: str('the last delivery error'),
+      createdAt: int('Unix time'),
+      secret: str('webhook channels, in the answer of channel_add only: the HMAC key of X-Tock-Signature'),
     },
   },
   HistoryEntry: {

@@ -37,6 +37,7 @@ export interface Limits {
   max?: number;
   maxLength?: number;
   oneOf?: readonly string[];
+  pattern?: string;
 }
 
 export interface Setting<T> {
@@ -90,6 +91,19 @@ const trim = (value: string) => value.trim();
 
 const URL_MAX = 2048;
 const HEADERS_MAX = 16_384;
+
+export const MAX_NOTIFY_CHANNELS = 50;
+
+/** notifyChannels: channel ids, comma-separated, in canonical form ("3,7"); empty: every channel. */
+function normalizeChannelList(raw: string): string {
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const ids = parts.map((p) => {
+    if (!/^\d{1,15}$/.test(p) || Number(p) < 1) throw invalid('notifyChannels', `must be channel ids separated by commas (e.g. 3,7), got "${raw.slice(0, 60)}"`);
+    return Number(p);
+  });
+  if (ids.length > MAX_NOTIFY_CHANNELS) throw invalid('notifyChannels', `at most ${MAX_NOTIFY_CHANNELS} channels, got ${ids.length}`);
+  return [...new Set(ids)].sort((a, b) => a - b).join(',');
+}
 
 /** FC: a URL without a scheme gets http://. Only http(s) targets with a host are accepted. */
 export function normalizeUrl(raw: string): string {
@@ -164,6 +178,7 @@ export const SETTINGS = {
   notifyMatch: text({ doc: "notify when the output contains it (or, with a leading '!', does not)", default: '', ...length(255) }),
   notifyTime: optionalInt({ doc: 'notify when a run takes longer than this many seconds (0 or null: off)', default: null, ...zeroClears(0, 86_400, ' seconds') }),
   failureThreshold: int({ doc: 'consecutive failures before the job is disabled (status 4)', default: 20, ...range(1, 100) }),
+  notifyChannels: text({ doc: 'channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', default: '', normalize: normalizeChannelList, limits: { pattern: '^[0-9, ]*$' } }),
   keyword: text({ doc: 'the run fails unless the output contains it', default: '', ...length(100), target: true }),
   pattern: text({ doc: 'the run fails if the output contains it', default: '', ...length(255), target: true }),
 } as const;
