@@ -54,6 +54,9 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // Distributed mode: each service's operations port (/healthz, /readyz, /metrics); 0: any free port.
+  OPS_PORT: port(9464),
+  OPS_HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Distributed mode: where each gRPC service listens and where the others find it.
   GRPC_HOST: z.string().default('127.0.0.1'),

@@ -4,6 +4,7 @@ import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics } from '../../shared/metrics.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startGatewayServer } from './server.ts';
 
@@ -14,6 +15,7 @@ const clients = {
   planner: createClient(PlannerService, config.PLANNER_ADDR ?? `127.0.0.1:${config.PLANNER_GRPC_PORT}`),
   logs: createClient(LogsService, config.LOGS_ADDR ?? `127.0.0.1:${config.LOGS_GRPC_PORT}`),
 };
+collectProcessMetrics();
 const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, log, host: config.HOST, port: config.PORT });
 onShutdown(log, async () => {
   await server.stop();
