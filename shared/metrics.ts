@@ -87,6 +87,13 @@ export const notifications = new Counter({
   registers: [registry],
 });
 
+/** Log lines the destination refused (disk full, closed pipe): the process goes on without them. */
+export const logWriteErrors = new Counter({
+  name: 'tock_log_write_errors_total',
+  help: 'Failed writes of log lines (destination full or closed); those lines are lost.',
+  registers: [registry],
+});
+
 /** A value read at scrape time (nothing recorded on the hot path). */
 export type Probe<T> = () => T;
 
