@@ -8,6 +8,7 @@ import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
 import { KNOWN_PARAMS } from './inputs.ts';
 import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
+import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
 
@@ -54,6 +55,12 @@ export function createGateway(options: GatewayOptions): Koa {
     const { contentType, body } = await metrics();
     ctx.type = contentType;
     ctx.body = body;
+  });
+
+  const openApi = JSON.stringify(openApiDocument());
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApi;
   });
 
   router.all('/api/v1/:fn', async (ctx) => {
