@@ -32,8 +32,9 @@ describe('metrics (embedded /metrics)', function () {
         expect(count(text, 'tock_api_request_duration_seconds_count', { function: 'cron_add', code: '0' })).to.equal(2);
         // Appends of the two jobs (and the account), the planner's heap holding both jobs.
         expect(count(text, 'tock_eventstore_append_duration_seconds_count', {})).to.be.at.least(2);
-        expect(sampleSum(text, 'tock_planner_heap_entries')).to.be.at.least(2);
-        expect(samples(text, 'tock_planner_jobs')).to.deep.equal([2]);
+        // Relative: other systems of this test process may still hold jobs.
+        expect(count(text, 'tock_planner_heap_entries', {})).to.be.at.least(2);
+        expect(count(text, 'tock_planner_jobs', {})).to.equal(2);
         for (const durable of [system.logs.durable, 'jobs-failures']) expect(samples(text, 'tock_bus_consumer_pending_messages', { stream: 'EXECUTIONS', durable })).to.have.length(1);
         expect(samples(text, 'tock_bus_consumer_pending_messages', { stream: 'RUNS', durable: 'executors' })).to.have.length(1);
         expect(samples(text, 'tock_eventstore_catchup_seconds', { category: 'cronjob' }).length + samples(text, 'tock_eventstore_catchup_seconds', { category: '$all' }).length).to.be.above(0);
