@@ -25,6 +25,7 @@ const executor = await startExecutorService({
   allowNetworks: config.TOCK_ALLOW_NETWORKS,
   serverName: config.TOCK_SERVER_NAME,
   publicUrl: config.TOCK_PUBLIC_URL,
+  accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
 });
 collectProcessMetrics();
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });

@@ -15,6 +15,7 @@ export interface ExecutorThreadData {
   allowNetworks: string[];
   serverName?: string;
   publicUrl?: string;
+  accountConcurrency?: number;
 }
 
 export type ThreadLog = { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> };
@@ -50,6 +51,7 @@ const executor = await startExecutorService({
   allowNetworks: data.allowNetworks,
   serverName: data.serverName,
   publicUrl: data.publicUrl,
+  accountConcurrency: data.accountConcurrency,
 });
 control.on('message', async (message: { t: string; id?: number }) => {
   if (message.t === 'metrics') {
