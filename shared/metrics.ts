@@ -82,7 +82,7 @@ export const storeMetrics = {
 /** Notifications delivered (or not) per channel: the notifier increments it. */
 export const notifications = new Counter({
   name: 'tock_notifications_total',
-  help: 'Notifications sent, by channel and outcome (sent, failed).',
+  help: 'Notification deliveries, by channel type and outcome (delivered, failed).',
   labelNames: ['channel', 'outcome'] as const,
   registers: [registry],
 });

@@ -38,7 +38,7 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
   it('each ServiceMonitor selects a Service with the port it scrapes, and the Services reach OPS_PORT', () => {
     const services = [...docsOf('deploy/monitoring/metrics-services.yaml'), ...docsOf('deploy/k8s/base/gateway.yaml').filter((d) => d.kind === 'Service')];
     const monitors = docsOf('deploy/monitoring/servicemonitors.yaml');
-    expect(monitors.map((m) => m.metadata.labels['app.kubernetes.io/name']).sort()).to.deep.equal(['executor', 'gateway', 'jobs', 'logs', 'planner']);
+    expect(monitors.map((m) => m.metadata.labels['app.kubernetes.io/name']).sort()).to.deep.equal(['executor', 'gateway', 'jobs', 'logs', 'notifier', 'planner']);
     for (const monitor of monitors) {
       const selected = services.filter((s) => Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => s.metadata.labels?.[k] === v));
       expect(selected, monitor.metadata.name).to.have.length(1);
@@ -52,7 +52,7 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
     if (run.error) this.skip();
     expect(run.status, run.stderr).to.equal(0);
     const kinds = (yaml.loadAll(run.stdout) as any[]).map((d) => d.kind);
-    expect(kinds.filter((k) => k === 'ServiceMonitor')).to.have.length(5);
+    expect(kinds.filter((k) => k === 'ServiceMonitor')).to.have.length(6);
     expect(kinds).to.include('ConfigMap');
   });
 });
