@@ -17,7 +17,7 @@ const store = openStore(config);
 const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' })) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
-const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}` });
+const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
 collectProcessMetrics();
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
