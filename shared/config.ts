@@ -80,6 +80,9 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // Distributed mode: each service's operations port (/healthz, /readyz, /metrics); 0: any free port.
+  OPS_PORT: port(9464),
+  OPS_HOST: z.string().default('0.0.0.0'),
   // Notifications: email goes through the operator's SMTP server (unset: email channels fail with
   // a clear error); the merge window groups an account's notifications into one message per channel.
   SMTP_HOST: z.string().trim().optional().transform((v) => (v ? v : undefined)),

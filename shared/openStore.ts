@@ -5,6 +5,7 @@ import { AppError } from './errors.ts';
 import { openEsdbEventStore } from './eventStore/esdbEventStore.ts';
 import type { EventStore } from './eventStore/eventStore.ts';
 import { openPostgresEventStore } from './eventStore/postgresEventStore.ts';
+import { measuredEventStore } from './eventStore/measuredEventStore.ts';
 import { openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
 
 type StoreConfig = Pick<Config, 'EVENTSTORE_URL' | 'ESDB_URL' | 'DATA_DIR'>;
@@ -32,6 +33,10 @@ export function describeStore(config: StoreConfig): string {
  * from the URL (`esdb://user:pass@host:2113?tls=true&tlsCAFile=/path/ca.crt`).
  */
 export function openStore(config: StoreConfig): EventStore {
+  return measuredEventStore(openAdapter(config));
+}
+
+function openAdapter(config: StoreConfig): EventStore {
   const url = eventStoreUrl(config);
   if (url && isPostgres(url)) return openPostgresEventStore(url);
   if (url) {
