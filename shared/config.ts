@@ -13,6 +13,20 @@ const optionalUrl = (schemes: string[]) =>
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || schemes.some((s) => v.startsWith(s)), { message: `must start with ${schemes.join(' or ')}` });
 
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+// A shared secret: long enough that guessing is hopeless. The message never quotes the value.
+const secret = optionalText.refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters (e.g. openssl rand -base64 32)' });
+
+const flag = z
+  .enum(['', '0', '1', 'false', 'true'])
+  .default('')
+  .transform((v) => v === '1' || v === 'true');
+
 const rateLimit = z
   .string()
   .default('1')
@@ -63,7 +77,40 @@ const schema = z.object({
   JOBS_ADDR: z.string().optional(),
   PLANNER_ADDR: z.string().optional(),
   LOGS_ADDR: z.string().optional(),
-});
+  // AdminService (accounts, tokens) listens on its own port, behind its own credential.
+  ADMIN_GRPC_PORT: port(50054),
+  ADMIN_ADDR: z.string().optional(),
+  // gRPC between services (distributed mode): mutual TLS from files (as Kubernetes mounts a
+  // Secret), and/or a shared token. Without either a service refuses to start unless
+  // TOCK_GRPC_INSECURE=1 says that an open port is what the operator wants.
+  TOCK_GRPC_TLS_CA: optionalText,
+  TOCK_GRPC_TLS_CERT: optionalText,
+  TOCK_GRPC_TLS_KEY: optionalText,
+  TOCK_GRPC_TLS_SERVER_NAME: optionalText,
+  TOCK_GRPC_TOKEN: secret,
+  TOCK_GRPC_TOKEN_FILE: optionalText,
+  TOCK_ADMIN_TOKEN: secret,
+  TOCK_ADMIN_TOKEN_FILE: optionalText,
+  TOCK_GRPC_INSECURE: flag,
+  // NATS credentials of this service's own user (least privilege: see deploy/nats). Never logged.
+  NATS_USER: optionalText,
+  NATS_PASSWORD: optionalText,
+  NATS_PASSWORD_FILE: optionalText,
+  NATS_TOKEN: optionalText,
+  NATS_CREDS: optionalText,
+})
+  .superRefine((c, ctx) => {
+    const tls = [c.TOCK_GRPC_TLS_CA, c.TOCK_GRPC_TLS_CERT, c.TOCK_GRPC_TLS_KEY];
+    if (tls.some(Boolean) && !tls.every(Boolean)) {
+      ctx.addIssue({ code: 'custom', path: ['TOCK_GRPC_TLS_CA'], message: 'TOCK_GRPC_TLS_CA, TOCK_GRPC_TLS_CERT and TOCK_GRPC_TLS_KEY go together: set all three files or none' });
+    }
+    if ((c.NATS_PASSWORD || c.NATS_PASSWORD_FILE) && !c.NATS_USER) ctx.addIssue({ code: 'custom', path: ['NATS_USER'], message: 'required with NATS_PASSWORD' });
+    if (c.NATS_USER && !c.NATS_PASSWORD && !c.NATS_PASSWORD_FILE) ctx.addIssue({ code: 'custom', path: ['NATS_PASSWORD'], message: 'required with NATS_USER (or NATS_PASSWORD_FILE)' });
+    if ([c.NATS_USER, c.NATS_TOKEN, c.NATS_CREDS].filter(Boolean).length > 1) ctx.addIssue({ code: 'custom', path: ['NATS_USER'], message: 'use one of NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS' });
+    for (const name of ['TOCK_GRPC_TOKEN', 'TOCK_ADMIN_TOKEN'] as const) {
+      if (c[name] && c[`${name}_FILE`]) ctx.addIssue({ code: 'custom', path: [name], message: `set ${name} or ${name}_FILE, not both` });
+    }
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import type { Config } from '../../shared/config.ts';
-import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
+import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
@@ -41,10 +42,20 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
+  // Real gRPC over loopback, still authenticated: another local user cannot call these ports.
+  const credentials = loopbackCredentials();
 
-  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
-  const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
-  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const jobs = await startJobsServer({
+    store,
+    bus,
+    clock,
+    log: log.child({ component: 'jobs' }),
+    address: loopback,
+    credentials: credentials.service,
+    admin: { address: loopback, credentials: credentials.admin },
+  });
+  const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback, credentials: credentials.service });
+  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const executorSettings = {
     bus,
     log: log.child({ component: 'executor' }),
@@ -58,11 +69,12 @@ export async function startEmbedded(options: EmbeddedOptions) {
       ? await startExecutorThread(executorSettings)
       : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
   const clients = {
-    jobs: createClient(JobsService, jobs.address),
-    planner: createClient(PlannerService, planner.address),
-    logs: createClient(LogsService, logs.address),
+    jobs: createClient(JobsService, jobs.address, credentials.service),
+    planner: createClient(PlannerService, planner.address, credentials.service),
+    logs: createClient(LogsService, logs.address, credentials.service),
   };
-  const token = await bootstrapFirstAccount(clients.jobs, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
+  const adminClient = createClient(AdminService, jobs.adminAddress!, credentials.admin);
+  const token = await bootstrapFirstAccount(adminClient, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
   const gateway = await startGatewayServer({
     clients,
     rateLimit: config.TOCK_RATE_LIMIT,
@@ -79,12 +91,15 @@ export async function startEmbedded(options: EmbeddedOptions) {
     logs,
     executor,
     jobsClient: clients.jobs,
+    /** The operator's client (AdminService). */
+    adminClient,
     clients,
     store,
     bus,
     async stop() {
       await gateway.stop();
       for (const client of Object.values(clients)) client.close();
+      adminClient.close();
       await executor.stop();
       await planner.stop();
       await logs.stop();

@@ -9,6 +9,7 @@ import {
   GroupDeleteMode,
   JobAction,
   JobsService as JobsServiceDesc,
+  type AdminService as AdminServiceDesc,
 } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import type { Account } from './account.ts';
@@ -177,6 +178,12 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       if (r.timezone === undefined) return toProtoAccount(service.getAccount(Number(r.id)));
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
+  };
+}
+
+/** The operator's calls (AdminService): served on their own port, behind the admin credential. */
+export function adminGrpcImpl(service: JobsService): ServiceImpl<(typeof AdminServiceDesc)['method']> {
+  return {
     createAccount: async (r) => {
       const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit);
       return { account: toProtoAccount(account), token };

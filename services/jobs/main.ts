@@ -1,6 +1,8 @@
 import { systemClock } from '../../shared/clock.ts';
+import { natsAuth } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
+import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
@@ -9,12 +11,22 @@ import { startJobsServer } from './server.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('jobs', {}, config.LOG_LEVEL);
+const credentials = grpcCredentialsOrExit(config, 'service', log);
+const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 const store = openStore(config);
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
-const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' }) : undefined;
+const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', auth: natsAuth(config, 'jobs') }) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
-const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}` });
+const server = await startJobsServer({
+  store,
+  bus,
+  clock: systemClock,
+  log,
+  address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`,
+  credentials,
+  admin: { address: `${config.GRPC_HOST}:${config.ADMIN_GRPC_PORT}`, credentials: adminCredentials },
+});
 onShutdown(log, async () => {
   await server.stop();
   await bus?.close();
