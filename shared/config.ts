@@ -92,7 +92,7 @@ const schema = z.object({
   TOCK_ADMIN_TOKEN: secret,
   TOCK_ADMIN_TOKEN_FILE: optionalText,
   TOCK_GRPC_INSECURE: flag,
-  // NATS credentials of this service's own user (least privilege: see deploy/nats). Never logged.
+  // NATS credentials of this service's own user (least privilege: see deploy/k8s/base/nats.conf). Never logged.
   NATS_USER: optionalText,
   NATS_PASSWORD: optionalText,
   NATS_PASSWORD_FILE: optionalText,

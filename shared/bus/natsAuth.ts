@@ -6,7 +6,7 @@ export type NatsAuth = Pick<ConnectionOptions, 'user' | 'pass' | 'token' | 'auth
 
 /**
  * Each service gets replies (JetStream API answers, pulled messages) on an inbox of its own, so
- * the NATS configuration can let a user read its own replies and nobody else's (deploy/nats).
+ * the NATS configuration can let a user read its own replies and nobody else's (deploy/k8s/base/nats.conf).
  */
 export const inboxOf = (service: 'planner' | 'executor' | 'jobs' | 'logs' | 'notifier') => `_INBOX_${service}`;
 

@@ -11,10 +11,10 @@ import { distributedEnv, runCli, startService, type ServiceProcess } from '../su
 import { startTarget, waitFor } from '../support/target.ts';
 
 /**
- * deploy/nats/nats.conf on a real nats-server: every Tock service runs as its own user and the
+ * deploy/k8s/base/nats.conf on a real nats-server: every Tock service runs as its own user and the
  * system works end to end; a user that tries a subject not its own is refused.
  */
-describe('NATS users with least privilege (deploy/nats/nats.conf on a real nats-server)', function () {
+describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real nats-server)', function () {
   this.timeout(180_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-nats-users-'));
   let nats: Awaited<ReturnType<typeof startNatsWithUsers>>;

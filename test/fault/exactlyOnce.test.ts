@@ -1,15 +1,13 @@
 import { expect } from 'chai';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
+import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { distributedEnv, freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const JOBS = 200;
 const SECONDS = Number(process.env.TOCK_FAULT_SECONDS ?? 30);
 const READY: Record<string, RegExp> = {
@@ -20,23 +18,18 @@ const READY: Record<string, RegExp> = {
   gateway: /gateway listening/,
 };
 
-/** Deletes the shared streams so nothing from another test (or run) leaks into this one. */
-async function resetStreams() {
-  const nc = await connect({ servers: NATS_URL });
-  const jsm = await jetstreamManager(nc);
-  for (const name of ['RUNS', 'EXECUTIONS']) await jsm.streams.delete(name).catch(() => undefined);
-  await nc.close();
-}
-
-describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs every second for ${SECONDS} s, every service its own process`, function () {
+describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs every second for ${SECONDS} s, every service its own process (authenticated gRPC, each service its own NATS user)`, function () {
   this.timeout((SECONDS + 120) * 1000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-fault-'));
   const running = new Map<string, ServiceProcess>();
   let env: Record<string, string>;
+  // A nats-server of its own with deploy/k8s/base/nats.conf: no stream of another test leaks in, and every service runs with only its own rights.
+  let nats: Awaited<ReturnType<typeof startNatsWithUsers>>;
 
   const start = async (key: string, extra: Record<string, string> = {}) => {
     const name = key.replace(/-\d+$/, '');
-    running.set(key, await startService(name, { ...env, TOCK_SERVER_NAME: key, ...extra }, READY[name], 60_000));
+    const user = name === 'gateway' ? {} : nats.envOf(name as NatsUser);
+    running.set(key, await startService(name, { ...env, ...user, TOCK_SERVER_NAME: key, ...extra }, READY[name], 60_000));
   };
   const crash = async (key: string) => {
     await running.get(key)!.kill('SIGKILL');
@@ -44,8 +37,8 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
   };
 
   before(async () => {
-    await resetStreams();
-    env = await distributedEnv(dataDir, { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: String(await freePort()) });
+    nats = await startNatsWithUsers();
+    env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: String(await freePort()) });
     await Promise.all(['jobs', 'logs', 'executor-1', 'executor-2'].map((key) => start(key)));
     await start('planner-1');
     await start('gateway');
@@ -53,6 +46,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
 
   after(async () => {
     for (const p of running.values()) await p.kill('SIGKILL');
+    await nats?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -15,18 +15,18 @@ export type NatsUser = (typeof NATS_USERS)[number];
 const natsPassword = () => `p${randomBytes(24).toString('hex')}`;
 
 /**
- * A real nats-server of our own started with deploy/nats/nats.conf, rendered for a test: a free
+ * A real nats-server of our own started with deploy/k8s/base/nats.conf, rendered for a test: a free
  * port, no monitoring port, a temporary store; each user's password from the environment, as
  * the Kubernetes Secret gives them.
  */
 export async function startNatsWithUsers() {
   const dir = mkdtempSync(join(tmpdir(), 'tock-nats-users-'));
   const port = await freePort();
-  const config = readFileSync('deploy/nats/nats.conf', 'utf8')
+  const config = readFileSync('deploy/k8s/base/nats.conf', 'utf8')
     .replace(/^port: 4222$/m, `port: ${port}\nhost: 127.0.0.1`)
     .replace(/^http_port: 8222$/m, '')
     .replace(/store_dir: "\/data"/, `store_dir: "${join(dir, 'js')}"`);
-  if (config.includes('8222') || !config.includes(`port: ${port}`)) throw new Error('deploy/nats/nats.conf changed shape: update startNatsWithUsers');
+  if (config.includes('8222') || !config.includes(`port: ${port}`)) throw new Error('deploy/k8s/base/nats.conf changed shape: update startNatsWithUsers');
   writeFileSync(join(dir, 'nats.conf'), config);
   const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, natsPassword()])) as Record<NatsUser, string>;
   const env = Object.fromEntries(NATS_USERS.map((u) => [`NATS_${u.toUpperCase()}_PASSWORD`, passwords[u]]));
