@@ -59,6 +59,19 @@ const schema = z.object({
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || /^[A-Za-z0-9]{32}$/.test(v), { message: 'must be exactly 32 characters from A-Z, a-z, 0-9' }),
   TOCK_RATE_LIMIT: rateLimit,
+  // Behind an ingress or load balancer, per-address limits need the client's address from
+  // X-Forwarded-For: "on" trusts one proxy, a number that many; off (default) uses the socket's.
+  TOCK_TRUST_PROXY: z
+    .string()
+    .trim()
+    .default('off')
+    .transform((v, ctx) => {
+      if (['', 'off', 'false', '0'].includes(v)) return 0;
+      if (['on', 'true'].includes(v)) return 1;
+      if (/^[1-9]$/.test(v)) return Number(v);
+      ctx.addIssue({ code: 'custom', message: 'must be off, on, or the number of trusted proxies in front of the gateway (1-9)' });
+      return z.NEVER;
+    }),
   TOCK_ALLOW_NETWORKS: cidrList,
   TOCK_PUBLIC_URL: z.string().url().optional(),
   TOCK_DEFAULT_TIMEZONE: z.string().default('UTC'),

@@ -78,6 +78,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const gateway = await startGatewayServer({
     clients,
     rateLimit: config.TOCK_RATE_LIMIT,
+    trustProxy: config.TOCK_TRUST_PROXY,
     log: log.child({ component: 'gateway' }),
     host: config.HOST,
     port: config.PORT,

@@ -16,7 +16,7 @@ const clients = {
   planner: createClient(PlannerService, config.PLANNER_ADDR ?? `127.0.0.1:${config.PLANNER_GRPC_PORT}`, credentials),
   logs: createClient(LogsService, config.LOGS_ADDR ?? `127.0.0.1:${config.LOGS_GRPC_PORT}`, credentials),
 };
-const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, log, host: config.HOST, port: config.PORT });
+const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, trustProxy: config.TOCK_TRUST_PROXY, log, host: config.HOST, port: config.PORT });
 onShutdown(log, async () => {
   await server.stop();
   for (const client of Object.values(clients)) client.close();

@@ -6,8 +6,8 @@ import { createGateway } from './app.ts';
 import type { Clients } from './functions.ts';
 
 /** Serves the gateway on host:port (0: any free port). */
-export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; log: Logger; host: string; port: number }) {
-  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, log: options.log });
+export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; trustProxy?: number; log: Logger; host: string; port: number }) {
+  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
   // Keep-alive sockets outliving the client's idle timeout cause spurious resets; stay above common defaults.
