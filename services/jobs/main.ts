@@ -1,5 +1,5 @@
 import { systemClock } from '../../shared/clock.ts';
-import { natsAuth } from '../../shared/bus/natsAuth.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
@@ -15,7 +15,7 @@ const credentials = grpcCredentialsOrExit(config, 'service', log);
 const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 const store = openStore(config);
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
-const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', auth: natsAuth(config, 'jobs') }) : undefined;
+const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', auth: natsAuthOrExit(config, 'jobs') }) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
 const server = await startJobsServer({

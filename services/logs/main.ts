@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { natsAuth } from '../../shared/bus/natsAuth.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
@@ -15,7 +15,7 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 const credentials = grpcCredentialsOrExit(config, 'service', log);
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', auth: natsAuth(config, 'logs') }).catch((error: unknown) => {
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', auth: natsAuthOrExit(config, 'logs') }).catch((error: unknown) => {
   process.stderr.write(`logs: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

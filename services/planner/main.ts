@@ -1,5 +1,5 @@
 import type { Bus } from '../../shared/bus/bus.ts';
-import { natsAuth } from '../../shared/bus/natsAuth.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
@@ -20,7 +20,7 @@ const credentials = grpcCredentialsOrExit(config, 'service', log);
 const store = openStore(config);
 let bus: Bus;
 try {
-  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', auth: natsAuth(config, 'planner') });
+  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', auth: natsAuthOrExit(config, 'planner') });
 } catch (error) {
   process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);

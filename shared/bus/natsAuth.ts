@@ -38,3 +38,14 @@ function credentials(config: Pick<Config, 'NATS_USER' | 'NATS_PASSWORD' | 'NATS_
   }
   return {};
 }
+
+/** For a main(): the credentials, or one line per problem on stderr and exit 1. */
+export function natsAuthOrExit(config: Parameters<typeof natsAuth>[0], service: Parameters<typeof inboxOf>[0]): NatsAuth {
+  try {
+    return natsAuth(config, service);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    for (const line of error.problems) process.stderr.write(`config error: ${line}\n`);
+    process.exit(1);
+  }
+}
