@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -7,6 +7,9 @@ import { freePort } from './processes.ts';
 
 export const NATS_USERS = ['planner', 'executor', 'jobs', 'logs', 'notifier', 'subscriber'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
+
+/** Debian installs nats-server in /usr/sbin, which is not on every PATH. */
+const natsServerBinary = () => ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p)) ?? 'nats-server';
 
 /**
  * nats-server parses an environment value like a config value: one that starts with a digit
@@ -30,7 +33,7 @@ export async function startNatsWithUsers() {
   writeFileSync(join(dir, 'nats.conf'), config);
   const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, natsPassword()])) as Record<NatsUser, string>;
   const env = Object.fromEntries(NATS_USERS.map((u) => [`NATS_${u.toUpperCase()}_PASSWORD`, passwords[u]]));
-  const child: ChildProcess = spawn('/usr/sbin/nats-server', ['-c', join(dir, 'nats.conf')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(natsServerBinary(), ['-c', join(dir, 'nats.conf')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 15_000);
