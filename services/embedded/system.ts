@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
-import type { Config } from '../../shared/config.ts';
+import { smtpSettings, type Config } from '../../shared/config.ts';
 import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
@@ -15,6 +16,7 @@ import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
 import { startJobsServer } from '../jobs/server.ts';
 import { startLogsService } from '../logs/logsService.ts';
+import { startNotifier } from '../notifier/server.ts';
 import { startPlanner } from '../planner/server.ts';
 import { bootstrapFirstAccount } from './bootstrap.ts';
 import { startExecutorThread } from './executorThread.ts';
@@ -56,12 +58,28 @@ export async function startEmbedded(options: EmbeddedOptions) {
   });
   const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback, credentials: credentials.service });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const notifier = await startNotifier({
+    store,
+    bus,
+    clock,
+    log: log.child({ component: 'notifier' }),
+    address: loopback,
+    credentials: credentials.service,
+    allowNetworks: config.TOCK_ALLOW_NETWORKS,
+    smtp: smtpSettings(config),
+    publicUrl: config.TOCK_PUBLIC_URL,
+    telegramApi: config.TOCK_TELEGRAM_API,
+    windowMs: config.TOCK_NOTIFY_WINDOW_MS,
+    retry: { baseMs: config.TOCK_NOTIFY_RETRY_MS, maxMs: 15 * 60_000 },
+    topology: EMBEDDED_TOPOLOGY,
+  });
   const executorSettings = {
     bus,
     log: log.child({ component: 'executor' }),
     allowNetworks: config.TOCK_ALLOW_NETWORKS,
     serverName: config.TOCK_SERVER_NAME,
     publicUrl: config.TOCK_PUBLIC_URL,
+    accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   };
   // A clock given by a test cannot cross into a thread: that executor stays with it.
   const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number } =
@@ -72,6 +90,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     jobs: createClient(JobsService, jobs.address, credentials.service),
     planner: createClient(PlannerService, planner.address, credentials.service),
     logs: createClient(LogsService, logs.address, credentials.service),
+    notifier: createClient(NotifierService, notifier.address, credentials.service),
   };
   const adminClient = createClient(AdminService, jobs.adminAddress!, credentials.admin);
   const token = await bootstrapFirstAccount(adminClient, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
@@ -90,6 +109,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     jobs,
     planner,
     logs,
+    notifier,
     executor,
     jobsClient: clients.jobs,
     /** The operator's client (AdminService). */
@@ -103,6 +123,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
       adminClient.close();
       await executor.stop();
       await planner.stop();
+      await notifier.stop();
       await logs.stop();
       await jobs.stop();
       await bus.close();

@@ -1,34 +1,30 @@
 import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
+import { SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
+import type { Channel } from '../../shared/gen/tock/v1/notifier_pb.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
 
-/** The API's cron job record (spec 2.1 + DECISIONS 4): every settable field but the password. */
+/** A setting's value in the API record, from its proto CronJob field. */
+const RECORD: Record<SettingKind, (v: unknown) => unknown> = {
+  text: (v) => v,
+  int: (v) => v,
+  bool: (v) => v,
+  optionalInt: (v) => v ?? null,
+  ref: (v) => num(v as bigint | undefined),
+};
+
+/** The API's cron job record: every setting (a secret one only as has<Name>), then the job's state. */
 export function jobRecord(job: CronJob, nextRun: number | null = null) {
+  const fields = job as unknown as Record<string, unknown>;
+  const record: Record<string, unknown> = { id: job.deleted ? null : Number(job.id) };
+  for (const name of SETTING_NAMES) {
+    const row = settingOf(name);
+    if (row.secret) record[secretFlag(name)] = fields[secretFlag(name)];
+    else record[name] = RECORD[row.kind](fields[name]);
+  }
   return {
-    id: job.deleted ? null : Number(job.id),
-    group: num(job.group),
-    name: job.name,
-    expression: job.expression,
-    filter: job.filter,
-    timezone: job.timezone,
-    url: job.url,
-    httpMethod: job.httpMethod,
-    postData: job.postData,
-    httpHeaders: job.httpHeaders,
-    username: job.username,
-    hasPassword: job.hasPassword,
-    userAgent: job.userAgent,
-    timeout: job.timeout,
-    instances: job.instances,
-    delay: job.delay,
-    notify: job.notify,
-    notifyEvery: job.notifyEvery,
-    notifyMatch: job.notifyMatch,
-    notifyTime: job.notifyTime ?? null,
-    failureThreshold: job.failureThreshold,
-    keyword: job.keyword,
-    pattern: job.pattern,
+    ...record,
     fail: job.fail,
     status: job.status,
     points: job.points,
@@ -74,5 +70,22 @@ export function logRecord(entry: LogEntry) {
       server: e.server,
       executionTime: e.executionTime,
     },
+  };
+}
+
+/** A notification channel: its address masked (an email in full); a webhook's `secret` only in channel_add's answer. */
+export function channelRecord(c: Channel) {
+  const address =
+    c.type === 'email' ? { email: c.email } : c.type === 'telegram' ? { botToken: c.botToken, chatId: c.chatId } : { url: c.url };
+  return {
+    id: Number(c.id),
+    type: c.type,
+    name: c.name,
+    ...address,
+    enabled: c.enabled,
+    failures: c.failures,
+    lastError: c.lastError,
+    createdAt: Number(c.createdAt),
+    ...(c.secret ? { secret: c.secret } : {}),
   };
 }

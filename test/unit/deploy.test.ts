@@ -21,11 +21,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const K8S = join(ROOT, 'deploy/k8s');
 const BASE = join(K8S, 'base');
 const OVERLAYS = join(K8S, 'overlays');
-const SERVICES = ['gateway', 'jobs', 'planner', 'logs', 'executor'] as const;
+const SERVICES = ['gateway', 'jobs', 'planner', 'logs', 'notifier', 'executor'] as const;
 const GRPC = [
   { addr: 'JOBS_ADDR', portVar: 'JOBS_GRPC_PORT', service: 'jobs' },
   { addr: 'PLANNER_ADDR', portVar: 'PLANNER_GRPC_PORT', service: 'planner' },
   { addr: 'LOGS_ADDR', portVar: 'LOGS_GRPC_PORT', service: 'logs' },
+  { addr: 'NOTIFIER_ADDR', portVar: 'NOTIFIER_GRPC_PORT', service: 'notifier' },
 ] as const;
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
 /** Secrets the operator creates (deploy/README.md says how): never in the manifests, so never committed. */
@@ -35,18 +36,20 @@ const OPERATOR_SECRETS = ['tock-grpc-tls', 'tock-admin-token', 'tock-nats', 'toc
  * The flows the architecture draws, as `from->to:PROTOCOL/port`: "any" is any source, "internet"
  * 0.0.0.0/0 (minus private ranges, checked apart), "ns:<name>" a namespace.
  */
-const ALL_PODS = ['gateway', 'jobs', 'planner', 'logs', 'executor', 'nats', 'eventstore'];
-const BUS_CLIENTS = ['jobs', 'planner', 'logs', 'executor'];
+const ALL_PODS = ['gateway', 'jobs', 'planner', 'logs', 'executor', 'notifier', 'nats', 'eventstore'];
+const BUS_CLIENTS = ['jobs', 'planner', 'logs', 'executor', 'notifier'];
 const POD_TO_POD = [
   'gateway->jobs:TCP/50051',
   'gateway->planner:TCP/50052',
   'gateway->logs:TCP/50053',
+  'gateway->notifier:TCP/50054',
   ...BUS_CLIENTS.map((s) => `${s}->nats:TCP/4222`),
   'jobs->eventstore:TCP/2113',
   'planner->eventstore:TCP/2113',
+  'notifier->eventstore:TCP/2113',
 ];
 const EXPECTED_INGRESS = ['any->gateway:TCP/8080', ...POD_TO_POD, ...ALL_PODS.map((p) => `ns:monitoring->${p}:TCP/9464`)];
-const EXPECTED_EGRESS = [...POD_TO_POD, 'executor->internet:*', ...ALL_PODS.flatMap((p) => [`${p}->ns:kube-system:UDP/53`, `${p}->ns:kube-system:TCP/53`])];
+const EXPECTED_EGRESS = [...POD_TO_POD, 'executor->internet:*', 'notifier->internet:*', ...ALL_PODS.flatMap((p) => [`${p}->ns:kube-system:UDP/53`, `${p}->ns:kube-system:TCP/53`])];
 
 interface Doc {
   file: string;
@@ -331,7 +334,7 @@ describe('deploy manifests (deploy/k8s)', () => {
     });
 
     it('each Tock service connects to NATS as its own user, with its own key of tock-nats; the gateway not at all', () => {
-      for (const name of ['jobs', 'planner', 'logs', 'executor']) {
+      for (const name of ['jobs', 'planner', 'logs', 'executor', 'notifier']) {
         const env: Obj[] = containersOf(named(base, 'Deployment', name)!)[0]!.env;
         expect(env.find((e) => e.name === 'NATS_USER')?.value, name).to.equal(name);
         expect(env.find((e) => e.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef, name).to.deep.equal({ name: 'tock-nats', key: name });
