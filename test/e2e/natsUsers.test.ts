@@ -44,13 +44,15 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
 
   it('runs the whole system with each service as its own user: a job runs and its execution is in the logs', async () => {
     const env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8' });
-    const start = (name: string, user: NatsUser, ready: RegExp) => startService(name, { ...env, ...nats.envOf(user) }, ready, 60_000);
-    procs.push(...(await Promise.all([
-      start('jobs', 'jobs', /jobs service listening/),
-      start('logs', 'logs', /logs service listening/),
-      start('planner', 'planner', /planner service listening/),
-      start('executor', 'executor', /executor consuming due runs/),
-    ])));
+    const start = (name: string, user: NatsUser, ready: RegExp) => startService(name, { ...env, ...nats.envOf(user) }, ready, 120_000);
+    // Each kept as soon as it is up, so a slow one failing leaves none of the others running.
+    const kept = (p: Promise<ServiceProcess>) => p.then((proc) => void procs.push(proc));
+    await Promise.all([
+      kept(start('jobs', 'jobs', /jobs service listening/)),
+      kept(start('logs', 'logs', /logs service listening/)),
+      kept(start('planner', 'planner', /planner service listening/)),
+      kept(start('executor', 'executor', /executor consuming due runs/)),
+    ]);
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'nats-users'], env);
     expect(created.code, created.stderr).to.equal(0);
