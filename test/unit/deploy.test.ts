@@ -51,6 +51,17 @@ const POD_TO_POD = [
 const EXPECTED_INGRESS = ['any->gateway:TCP/8080', ...POD_TO_POD, ...ALL_PODS.map((p) => `ns:monitoring->${p}:TCP/9464`)];
 const EXPECTED_EGRESS = [...POD_TO_POD, 'executor->internet:*', 'notifier->internet:*', ...ALL_PODS.flatMap((p) => [`${p}->ns:kube-system:UDP/53`, `${p}->ns:kube-system:TCP/53`])];
 
+/** The PostgreSQL overlay draws PostgreSQL where the others draw EventStoreDB, and logs keep their read model there too. */
+function expectedFlows(where: string): { ingress: string[]; egress: string[] } {
+  if (!where.endsWith('overlays/postgres')) return { ingress: EXPECTED_INGRESS, egress: EXPECTED_EGRESS };
+  const swap = (flows: string[]) => [
+    ...flows.filter((f) => !f.includes('eventstore')).map((f) => f),
+    ...flows.filter((f) => f.includes('->eventstore:TCP/2113')).map((f) => f.replace('->eventstore:TCP/2113', '->postgres:TCP/5432')),
+    ...flows.filter((f) => /^(ns:monitoring|eventstore)->|^eventstore->/.test(f) && f.includes('eventstore')).map((f) => f.replaceAll('eventstore', 'postgres')),
+  ];
+  return { ingress: [...swap(EXPECTED_INGRESS), 'logs->postgres:TCP/5432'], egress: [...swap(EXPECTED_EGRESS), 'logs->postgres:TCP/5432'] };
+}
+
 interface Doc {
   file: string;
   doc: Obj;
@@ -123,11 +134,30 @@ function parse2(text: string): Obj[] {
   return loadAll(text, { schema: YAML11_SCHEMA }).filter((d): d is Obj => d !== null && typeof d === 'object');
 }
 
-/** Map merge only (what the ConfigMap and replica patches need); lists are replaced. */
+/**
+ * Strategic merge as far as these manifests need it: maps merge; lists of named items (containers,
+ * env, volumes) merge by name, `$patch: delete` removing one; other lists are replaced.
+ */
 function merge(target: Obj, patch: Obj): Obj {
   const out: Obj = { ...target };
   for (const [key, value] of Object.entries(patch)) {
-    out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+    if (Array.isArray(value) && Array.isArray(out[key])) out[key] = mergeList(out[key], value);
+    else out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+  }
+  return out;
+}
+
+const named_ = (x: unknown): x is Obj => !!x && typeof x === 'object' && typeof (x as Obj).name === 'string';
+
+function mergeList(target: unknown[], patch: unknown[]): unknown[] {
+  if (!patch.every(named_) || !target.every(named_)) return patch;
+  const out = [...target] as Obj[];
+  for (const item of patch as Obj[]) {
+    const i = out.findIndex((t) => t.name === item.name);
+    if (item.$patch === 'delete') {
+      if (i >= 0) out.splice(i, 1);
+    } else if (i >= 0) out[i] = merge(out[i]!, item);
+    else out.push(item);
   }
   return out;
 }
@@ -557,8 +587,9 @@ describe('deploy manifests (deploy/k8s)', () => {
       it(`${where}: the policies allow exactly the flows the architecture draws, on both ends`, () => {
         const docs = docsOf();
         const { ingress, egress } = flowsOf(docs);
-        expect([...ingress].sort()).to.deep.equal([...EXPECTED_INGRESS].sort());
-        expect([...egress].sort()).to.deep.equal([...EXPECTED_EGRESS].sort());
+        const expected = expectedFlows(where);
+        expect([...ingress].sort()).to.deep.equal([...expected.ingress].sort());
+        expect([...egress].sort()).to.deep.equal([...expected.egress].sort());
         // Pod to pod, a connection needs the sender's egress and the receiver's ingress.
         const pods = new Set(workloads(docs).map((w) => w.metadata.name));
         for (const flow of egress) if (pods.has(flow.split('->')[1]!.split(':')[0]!)) expect(ingress.has(flow), `${flow}: allowed out but not in`).to.equal(true);
