@@ -1,8 +1,12 @@
+import { measuredBus } from '../../shared/bus/measuredBus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
+import { startOpsServer } from '../../shared/opsServer.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startExecutorService } from './server.ts';
 
@@ -12,8 +16,9 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: an executor on its own needs NATS (npm start runs everything embedded instead)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-executor' });
-const leases = await connectNatsLeases(config.NATS_URL);
+const auth = natsAuthOrExit(config, 'executor');
+const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', auth }));
+const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, auth);
 const executor = await startExecutorService({
   bus,
   leases,
@@ -24,7 +29,10 @@ const executor = await startExecutorService({
   publicUrl: config.TOCK_PUBLIC_URL,
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
 });
+collectProcessMetrics();
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
+  await ops.stop();
   await executor.stop();
   await leases.close();
   await bus.close();

@@ -1,5 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Clock } from '../../shared/clock.ts';
+import { DEFAULT_ACCOUNT_JOB_LIMIT } from '../../shared/config.ts';
 import { AppError } from '../../shared/errors.ts';
 import {
   type AccountSchema,
@@ -8,6 +9,7 @@ import {
   GroupDeleteMode,
   JobAction,
   JobsService as JobsServiceDesc,
+  type AdminService as AdminServiceDesc,
 } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { settingsFromProto, settingsToProtoJob } from '../../shared/grpc/jobSettingsProto.ts';
@@ -125,8 +127,22 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       if (r.timezone === undefined) return toProtoAccount(service.getAccount(Number(r.id)));
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
+    rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
+  };
+}
+
+/** The one answer that carries a signing secret (the gateway's caller's own account, or the operator's). */
+async function rotateSigningSecret(service: JobsService, id: bigint) {
+  const { account, signingSecret, previousValidUntil } = await service.rotateSigningSecret(Number(id));
+  return { account: toProtoAccount(account), signingSecret, previousValidUntil: BigInt(previousValidUntil) };
+}
+
+/** The operator's calls (AdminService): served on their own port, behind the admin credential. */
+/** `accountJobLimit`: the job limit of an account created without one. */
+export function adminGrpcImpl(service: JobsService, accountJobLimit = DEFAULT_ACCOUNT_JOB_LIMIT): ServiceImpl<(typeof AdminServiceDesc)['method']> {
+  return {
     createAccount: async (r) => {
-      const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit);
+      const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit ?? accountJobLimit);
       return { account: toProtoAccount(account), token, signingSecret: account.signing.current ?? '' };
     },
     listAccounts: async () => ({ accounts: service.listAccounts().map(toProtoAccount) }),
@@ -135,9 +151,6 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       return { account: toProtoAccount(account), token };
     },
     disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
-    rotateSigningSecret: async (r) => {
-      const { account, signingSecret, previousValidUntil } = await service.rotateSigningSecret(Number(r.id));
-      return { account: toProtoAccount(account), signingSecret, previousValidUntil: BigInt(previousValidUntil) };
-    },
+    rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
   };
 }

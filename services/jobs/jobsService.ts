@@ -5,6 +5,7 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
+import { timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
@@ -110,8 +111,11 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
       const prefix = (i: number) => (inputs.length > 1 || runs.length > 1 ? `data[${i}]` : null);
+      // A batch of costly schedules is validated and written in slices: other requests get turns.
+      const slice = timeSlicer();
       // Validate every element before writing anything: a batch that fails validation changes nothing.
       for (let i = 0; i < inputs.length; i++) {
+        await slice();
         await at(prefix(i), () => {
           checkGroup(accountId, inputs[i]);
           const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input: inputs[i], defaultTimezone: owner.timezone }, null, now());
@@ -129,23 +133,29 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           sameBatch(record, hash);
         }
         const jobIds = record.ids;
-        const results = await Promise.all(
-          jobIds.map(async (id, i) => {
-            // On a retry, what the first attempt already wrote is read back, not written again.
-            const written = retry ? await store.readStream(`cronjob-${id}`) : [];
-            let position: bigint | null = null;
-            let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
-            if (!written.length) {
-              const created = await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i], defaultTimezone: owner.timezone });
-              position = created.position;
-              method = created.state!.settings.httpMethod;
-            }
-            const order = runs[i];
-            if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
-            return position;
-          }),
-        );
-        await settle(results);
+        const write = async (id: number, i: number) => {
+          // On a retry, what the first attempt already wrote is read back, not written again.
+          const written = retry ? await store.readStream(`cronjob-${id}`) : [];
+          let position: bigint | null = null;
+          let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
+          if (!written.length) {
+            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i], defaultTimezone: owner.timezone });
+            position = created.position;
+            method = created.state!.settings.httpMethod;
+          }
+          const order = runs[i];
+          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
+          return position;
+        };
+        const writes: Promise<bigint | null>[] = [];
+        for (let i = 0; i < jobIds.length; i++) {
+          await slice();
+          const pending = write(jobIds[i]!, i);
+          // Handled by Promise.all below; until then a failure must not count as unhandled.
+          pending.catch(() => {});
+          writes.push(pending);
+        }
+        await settle(await Promise.all(writes));
         if (retry) await view.catchUp(store, 'cronjob');
         return jobIds.map((id) => fresh(id, accountId));
       }, idempotencyKey !== null);
@@ -164,7 +174,9 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       checkGroup(accountId, input);
       // Validate everything against every job before writing anything: a failed edit changes nothing.
       if (entries.length === 0) resolveSettings({ ...defaultSettings(owner.timezone), url: 'http://example.com/' }, input, 0);
+      const slice = timeSlicer();
       for (const entry of entries) {
+        await slice();
         const [edited] = decideJob({ type: 'EditJob', id: entry.job.id, accountId, input }, entry.job, now());
         if (!run) continue;
         const method = edited?.type === 'JobEdited' ? (edited.data.changes.httpMethod ?? entry.job.settings.httpMethod) : entry.job.settings.httpMethod;

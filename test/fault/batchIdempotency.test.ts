@@ -6,8 +6,9 @@ import { startGatewayServer } from '../../services/gateway/server.ts';
 import { startJobsServer } from '../../services/jobs/server.ts';
 import { systemClock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
-import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
+import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { rawRequest } from '../support/api.ts';
@@ -45,11 +46,19 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tock-batch-fault-'));
-    store = failingOnNthAppend(openStore({ DATA_DIR: dataDir, ESDB_URL: undefined }));
-    jobs = await startJobsServer({ store, clock: systemClock, log, address: '127.0.0.1:0' });
-    const client = createClient(JobsService, jobs.address);
+    store = failingOnNthAppend(openStore({ DATA_DIR: dataDir, ESDB_URL: undefined, EVENTSTORE_URL: undefined }));
+    const credentials = loopbackCredentials();
+    jobs = await startJobsServer({
+      store,
+      clock: systemClock,
+      log,
+      address: '127.0.0.1:0',
+      credentials: credentials.service,
+      admin: { address: '127.0.0.1:0', credentials: credentials.admin },
+    });
+    const client = createClient(JobsService, jobs.address, credentials.service);
     gateway = await startGatewayServer({ clients: { jobs: client }, rateLimit: { rate: 0, burst: 0 }, log, host: '127.0.0.1', port: 0 });
-    ({ token } = await client.createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 }));
+    ({ token } = await createClient(AdminService, jobs.adminAddress!, credentials.admin).createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 }));
   });
   after(async () => {
     await gateway.stop();
