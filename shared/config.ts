@@ -60,6 +60,9 @@ const schema = z.object({
   JOBS_GRPC_PORT: port(50051),
   PLANNER_GRPC_PORT: port(50052),
   LOGS_GRPC_PORT: port(50053),
+  // Operations port (/healthz, /readyz, /metrics) of services without an HTTP API of their own.
+  OPS_HOST: z.string().default('0.0.0.0'),
+  OPS_PORT: port(9464),
   JOBS_ADDR: z.string().optional(),
   PLANNER_ADDR: z.string().optional(),
   LOGS_ADDR: z.string().optional(),

@@ -16,7 +16,8 @@ export type ErrorKind =
   | 'RATE_LIMITED'
   | 'MALFORMED_BODY'
   | 'BODY_TOO_LARGE'
-  | 'CONFLICT';
+  | 'CONFLICT'
+  | 'UNAVAILABLE';
 
 interface Mapping {
   code: number;
@@ -38,6 +39,8 @@ export const ERROR_TABLE: Record<ErrorKind, Mapping> = {
   BODY_TOO_LARGE: { code: 13, http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },
   // An optimistic-concurrency conflict that survived its retries: the client may simply retry.
   CONFLICT: { code: 1, http: 500, grpc: GrpcStatus.ABORTED },
+  // A dependency (event store, bus, a read model catching up) is down for now: retry later.
+  UNAVAILABLE: { code: 1, http: 503, grpc: GrpcStatus.UNAVAILABLE },
 };
 
 /** The one error type of the project: a kind from the table and a message a person can act on. */

@@ -8,7 +8,9 @@ import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
@@ -41,10 +43,13 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
+  // One readiness for the process: every service's conditions decide the gateway's /readyz.
+  const readiness = createReadiness(log);
+  const unwatchStore = watchStore(store, readiness, { log });
 
-  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
-  const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
-  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const jobs = await startJobsServer({ store, bus, readiness, clock, log: log.child({ component: 'jobs' }), address: loopback });
+  const logs = await startLogsService({ bus, readiness, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
+  const planner = await startPlanner({ store, bus, readiness, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const executorSettings = {
     bus,
     log: log.child({ component: 'executor' }),
@@ -69,6 +74,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     log: log.child({ component: 'gateway' }),
     host: config.HOST,
     port: config.PORT,
+    readiness,
   });
   return {
     port: gateway.port,
@@ -82,6 +88,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     clients,
     store,
     bus,
+    readiness,
     async stop() {
       await gateway.stop();
       for (const client of Object.values(clients)) client.close();
@@ -89,6 +96,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
       await planner.stop();
       await logs.stop();
       await jobs.stop();
+      unwatchStore();
       await bus.close();
       await store.close();
     },

@@ -3,6 +3,8 @@ import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { createLogger } from '../../shared/log.ts';
+import { startOpsServer } from '../../shared/opsServer.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startExecutorService } from './server.ts';
 
@@ -12,8 +14,12 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: an executor on its own needs NATS (npm start runs everything embedded instead)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-executor' });
-const leases = await connectNatsLeases(config.NATS_URL);
+const readiness = createReadiness(log);
+// Up first: probes see "alive, not ready" while the connections are being made.
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), log });
+readiness.set('executor', false, 'starting');
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-executor', readiness, log });
+const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, { readiness, log });
 const executor = await startExecutorService({
   bus,
   leases,
@@ -23,8 +29,10 @@ const executor = await startExecutorService({
   serverName: config.TOCK_SERVER_NAME,
   publicUrl: config.TOCK_PUBLIC_URL,
 });
+readiness.set('executor', true);
 onShutdown(log, async () => {
   await executor.stop();
   await leases.close();
   await bus.close();
+  await ops.stop();
 });

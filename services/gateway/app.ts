@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
 import { authenticate, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
@@ -16,6 +17,8 @@ export interface GatewayOptions {
   rateLimit: { rate: number; burst: number };
   log: Logger;
   now?: () => number;
+  /** Embedded mode: the process's readiness (every service's conditions) also decides /readyz. */
+  readiness?: Readiness;
 }
 
 const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
@@ -40,6 +43,11 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
+    if (options.readiness && !options.readiness.ready()) {
+      ctx.status = 503;
+      ctx.body = { status: 'not ready', reason: Object.entries(options.readiness.failing()).map(([name, why]) => `${name}: ${why}`).join('; ') };
+      return;
+    }
     try {
       await clients.jobs.listAccounts({});
       ctx.body = { status: 'ready' };
@@ -114,6 +122,7 @@ function forClient(error: unknown, requestId: string, where: string, log: Logger
   const kind = isAppError(error) ? error.kind : 'INTERNAL';
   // A busy store (another process holds the lock too long) is worth a retry, as 503 says.
   if (kind === 'RATE_LIMITED') return new RateLimitError(1, `the service is busy; retry in 1 second (request id ${requestId})`);
+  if (kind === 'UNAVAILABLE') return new AppError('UNAVAILABLE', `the service is unavailable right now; try again shortly (request id ${requestId})`);
   if (kind === 'CONFLICT') return new AppError('CONFLICT', `the object is being changed by other requests right now; try again (request id ${requestId})`);
   return new AppError('INTERNAL', `internal error (request id ${requestId})`);
 }

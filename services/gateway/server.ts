@@ -2,12 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
 import { createGateway } from './app.ts';
 import type { Clients } from './functions.ts';
 
 /** Serves the gateway on host:port (0: any free port). */
-export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; log: Logger; host: string; port: number }) {
-  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, log: options.log });
+export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; log: Logger; host: string; port: number; readiness?: Readiness }) {
+  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, log: options.log, readiness: options.readiness });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
   // Keep-alive sockets outliving the client's idle timeout cause spurious resets; stay above common defaults.

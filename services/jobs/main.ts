@@ -2,7 +2,9 @@ import { systemClock } from '../../shared/clock.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { startJobsServer } from './server.ts';
@@ -10,13 +12,16 @@ import { startJobsServer } from './server.ts';
 const config = loadConfigOrExit();
 const log = createLogger('jobs', {}, config.LOG_LEVEL);
 const store = openStore(config);
+const readiness = createReadiness(log);
+const unwatchStore = watchStore(store, readiness, { log });
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
-const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' }) : undefined;
+const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', readiness, log }) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
-const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}` });
+const server = await startJobsServer({ store, bus, readiness, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}` });
 onShutdown(log, async () => {
   await server.stop();
+  unwatchStore();
   await bus?.close();
   await store.close();
 });

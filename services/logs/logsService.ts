@@ -4,7 +4,9 @@ import { dirname } from 'node:path';
 import type { Bus, Consumer } from '../../shared/bus/bus.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
 import { LogsView, type LogsViewOptions } from './logsView.ts';
@@ -17,6 +19,8 @@ export interface LogsServiceOptions extends LogsViewOptions {
   log: Logger;
   /** host:port for gRPC; port 0 picks one. */
   address: string;
+  /** The process's readiness, served by the gRPC health service; a new one when absent. */
+  readiness?: Readiness;
 }
 
 export interface LogsServiceHandle {
@@ -56,6 +60,7 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
     const durable = durableOf(view);
     consumer = await bus.consume({ ...CONSUMERS.logs, durable, deliverPolicy: 'all' }, createRecorder(view, log));
     addService(server, LogsService, logsGrpcImpl(view), log);
+    const unwatch = addHealthService(server, options.readiness ?? createReadiness(log), [LogsService.typeName]);
     const port = await startServer(server, options.address);
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('logs service listening', { address, durable, size: view.size() });
@@ -66,6 +71,7 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
       async stop() {
         // Consumer first: in-flight batches commit and ack before the database closes.
         await consumer?.stop();
+        unwatch();
         await stopServer(server);
         view.close();
       },

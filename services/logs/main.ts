@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startLogsService } from './logsService.ts';
 
@@ -12,11 +13,12 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: required to run the logs service on its own (e.g. nats://127.0.0.1:4222)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs' }).catch((error: unknown) => {
+const readiness = createReadiness(log);
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', readiness, log }).catch((error: unknown) => {
   process.stderr.write(`logs: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
-const service = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}` }).catch(
+const service = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log, readiness, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}` }).catch(
   async (error: unknown) => {
     log.error('logs service failed to start', { error });
     await bus.close().catch(() => undefined);

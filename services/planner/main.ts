@@ -3,7 +3,9 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startPlanner } from './server.ts';
 
@@ -15,16 +17,19 @@ if (!config.NATS_URL) {
 }
 const log = createLogger('planner', {}, config.LOG_LEVEL);
 const store = openStore(config);
+const readiness = createReadiness(log);
+const unwatchStore = watchStore(store, readiness, { log });
 let bus: Bus;
 try {
-  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner' });
+  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', readiness, log });
 } catch (error) {
   process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+const server = await startPlanner({ store, bus, readiness, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, leadMs: config.TOCK_DISPATCH_LEAD_MS });
 onShutdown(log, async () => {
   await server.stop();
+  unwatchStore();
   await bus.close();
   await store.close();
 });

@@ -1,10 +1,12 @@
-
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import { gated } from '../../shared/grpc/gate.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import { plannerGrpcImpl } from './grpcServer.ts';
 import { Planner } from './planner.ts';
 
@@ -19,23 +21,30 @@ export interface StartPlannerOptions {
   misfireMs?: number;
   /** Put runs on the bus this long before they are due (default 0; see PlannerOptions.leadMs). */
   leadMs?: number;
+  /** The process's readiness (embedded: shared by every service); a new one when absent. */
+  readiness?: Readiness;
 }
 
 /**
- * Rebuilds the schedule projection, catches up what was missed while down, starts publishing due
- * runs, then serves PlannerService (NextRuns, NextRunOf) over gRPC at `address`.
+ * Serves PlannerService (NextRuns, NextRunOf) and the gRPC health service at `address`, then
+ * rebuilds the schedule projection, catches up what was missed while down and starts publishing
+ * due runs. Until the projection is rebuilt, calls answer UNAVAILABLE and health says NOT_SERVING.
  */
 export async function startPlanner(options: StartPlannerOptions) {
   const { log } = options;
-  const planner = new Planner(options);
-  await planner.start();
+  const readiness = options.readiness ?? createReadiness(log);
+  const planner = new Planner({ ...options, readiness });
+  let started = false;
   const server = createGrpcServer();
-  addService(server, PlannerService, plannerGrpcImpl(planner), log);
-  let port: number;
+  addService(server, PlannerService, gated(plannerGrpcImpl(planner), () => (started ? null : 'the planner is rebuilding its schedules')), log);
+  const unwatch = addHealthService(server, readiness, [PlannerService.typeName]);
+  const port = await startServer(server, options.address);
   try {
-    port = await startServer(server, options.address);
+    await planner.start();
+    started = true;
   } catch (error) {
-    await planner.stop();
+    unwatch();
+    await stopServer(server);
     throw error;
   }
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
@@ -43,8 +52,10 @@ export async function startPlanner(options: StartPlannerOptions) {
   return {
     address: `${host}:${port}`,
     planner,
+    readiness,
     /** Stops serving and publishing; `flush: false` stops like a crash (tests). */
     async stop(stopOptions: { flush?: boolean } = {}) {
+      unwatch();
       await stopServer(server);
       await planner.stop(stopOptions);
     },

@@ -10,7 +10,7 @@
  * positions and a subscription reading `position > checkpoint` never skips an event committed later.
  */
 import Database from 'better-sqlite3';
-import { retryWhileBusy, useWal } from '../sqlite.ts';
+import { retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -35,6 +35,9 @@ export interface SqliteEventStoreOptions {
 
 // Long enough to ride out another process's batch append, short enough to surface a stuck lock.
 const BUSY_TIMEOUT_MS = 10_000;
+// What one write attempt may block the event loop waiting for the lock; past it the wait goes on
+// between attempts (retryWhileBusyAsync), so a lock held for long never freezes the process.
+const ATTEMPT_BUSY_MS = 25;
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS streams (
@@ -113,6 +116,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     // after a crash; only the last commits before a power cut may be lost, not reordered.
     db.pragma('synchronous = NORMAL');
     retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), BUSY_TIMEOUT_MS);
+    db.pragma(`busy_timeout = ${ATTEMPT_BUSY_MS}`);
   } catch (error) {
     db.close();
     throw translate(error);
@@ -197,6 +201,17 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
       return Promise.reject(translate(error));
     }
   };
+  /** A write: waits for the lock (up to BUSY_TIMEOUT_MS) without blocking the event loop. */
+  const guardWrite = async <T>(fn: () => T): Promise<T> => {
+    try {
+      return await retryWhileBusyAsync(() => {
+        if (closed) throw new AppError('INTERNAL', 'event store (sqlite) is closed');
+        return fn();
+      }, BUSY_TIMEOUT_MS);
+    } catch (error) {
+      throw translate(error);
+    }
+  };
 
   const source: SubscriptionSource<EventRow> = {
     notifier,
@@ -217,7 +232,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
 
   return {
     appendToStream: (stream, events, options = {}) =>
-      guard(() => {
+      guardWrite(() => {
         const result = append.immediate(stream, events, options.expectedRevision ?? 'any');
         if (events.length > 0) notifyAppended(notifier);
         return result;
@@ -239,7 +254,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     },
 
     setStreamMaxCount: (stream, maxCount) =>
-      guard(() => {
+      guardWrite(() => {
         if (!Number.isInteger(maxCount) || maxCount < 1) {
           throw new AppError('INVALID_PARAMETER', `max count must be a positive integer, got ${maxCount}`);
         }

@@ -123,8 +123,8 @@ export function createClient<S extends GenServiceMethods>(service: GenService<S>
 function fromServiceError(error: grpc.ServiceError): AppError {
   const kind = error.metadata?.get(KIND_HEADER)[0] as ErrorKind | undefined;
   if (kind && kind in ERROR_TABLE) return new AppError(kind, error.details);
-  if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
-    return new AppError('INTERNAL', `service unavailable: ${error.details}`);
-  }
+  // A peer that is down or restarting: the caller may retry (HTTP 503), unlike a deadline that ran out mid-work.
+  if (error.code === grpc.status.UNAVAILABLE) return new AppError('UNAVAILABLE', `service unavailable: ${error.details}`);
+  if (error.code === grpc.status.DEADLINE_EXCEEDED) return new AppError('INTERNAL', `service unavailable: ${error.details}`);
   return new AppError('INTERNAL', error.details || error.message);
 }

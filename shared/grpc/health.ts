@@ -1,0 +1,19 @@
+import type * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Readiness } from '../readiness.ts';
+
+/**
+ * Serves the standard gRPC health protocol (grpc.health.v1: Check and Watch) on `server`, for the
+ * whole server ('') and each named service, SERVING exactly while `readiness` says ready. This is
+ * what Kubernetes' `grpc` probes and grpc_health_probe ask.
+ */
+export function addHealthService(server: grpc.Server, readiness: Readiness, serviceNames: string[]): () => void {
+  const health = new HealthImplementation();
+  const names = ['', ...serviceNames];
+  const publish = (ready: boolean) => {
+    for (const name of names) health.setStatus(name, ready ? 'SERVING' : 'NOT_SERVING');
+  };
+  publish(readiness.ready());
+  health.addToServer(server);
+  return readiness.onChange(publish);
+}
