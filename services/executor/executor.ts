@@ -6,6 +6,7 @@ import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
 import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
+import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
 import type { HttpCaller } from './httpCall.ts';
 
 export interface ExecutorOptions {
@@ -57,11 +58,17 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     if (notice) stale.cancel(notice.jobId, notice.before);
   });
 
-  const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
+  const called = createCalledRuns();
+  const encode = (run: DueRun, execution: ReturnType<typeof executionOf>): EncodedExecution => {
     const message = create(ExecutionSchema, execution);
     const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
-    await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: run.runId });
+    return { subject, data: toBinary(ExecutionSchema, message) };
   };
+  const store = async (runId: string, event: EncodedExecution) => {
+    await bus.publish(event.subject, event.data, { msgId: runId });
+    called.stored(runId);
+  };
+  const publish = (run: DueRun, execution: ReturnType<typeof executionOf>) => store(run.runId, encode(run, execution));
 
   const handle = async (msg: BusMessage) => {
     let run: DueRun;
@@ -71,6 +78,13 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     } catch (error) {
       log.warn('undecodable due run dropped', { subject: msg.subject, error });
       msg.term();
+      return;
+    }
+    const known = called.get(run.runId);
+    if (known !== undefined) {
+      // Called here already; its ack or its event was lost with the bus: finish it, never call twice.
+      if (known) await store(run.runId, known);
+      await msg.ack();
       return;
     }
     // Keep the message ours while we wait for its instant and while the call runs.
@@ -103,7 +117,9 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       }
       try {
         const result = await caller.call(spec);
-        await publish(run, executionOf(run, result, serverName));
+        const event = encode(run, executionOf(run, result, serverName));
+        called.called(run.runId, event);
+        await store(run.runId, event);
       } finally {
         if (limit > 0) await leases.release(leaseKey, run.runId).catch((error) => log.warn('lease release failed', { error }));
       }

@@ -28,10 +28,10 @@ export async function startJobsServer(options: { store: EventStore; clock: Clock
   const unwatch = addHealthService(server, readiness, [JobsService.typeName]);
   const port = await startServer(server, options.address);
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
-  log.info('jobs service listening', { address: `${host}:${port}` });
   const started = Date.now();
   await view.start(store, { log, readiness });
   log.info('jobs view rebuilt', { ms: Date.now() - started });
+  log.info('jobs service listening', { address: `${host}:${port}` });
   const consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
   return {
     address: `${host}:${port}`,
