@@ -59,6 +59,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   });
 
   const called = createCalledRuns();
+  const handling = new Map<string, Promise<void>>();
   const encode = (run: DueRun, execution: ReturnType<typeof executionOf>): EncodedExecution => {
     const message = create(ExecutionSchema, execution);
     const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
@@ -80,6 +81,22 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       msg.term();
       return;
     }
+    // A redelivery while this replica still handles the run (it was starved past the ack wait):
+    // wait for that attempt and settle this delivery from its outcome instead of calling again.
+    const earlier = handling.get(run.runId);
+    if (earlier) await earlier;
+    let finished!: () => void;
+    const attempt = new Promise<void>((resolve) => (finished = resolve));
+    handling.set(run.runId, attempt);
+    try {
+      await settle(msg, run as DueRun & { target: NonNullable<DueRun['target']> });
+    } finally {
+      if (handling.get(run.runId) === attempt) handling.delete(run.runId);
+      finished();
+    }
+  };
+
+  const settle = async (msg: BusMessage, run: DueRun & { target: NonNullable<DueRun['target']> }) => {
     const known = called.get(run.runId);
     if (known !== undefined) {
       // Called here already; its ack or its event was lost with the bus: finish it, never call twice.
