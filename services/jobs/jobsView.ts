@@ -1,14 +1,13 @@
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
+import { compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type SupervisedRun, type Supervisor } from '../../shared/supervise.ts';
 import { pointsPerDay } from '../../shared/schedule/index.ts';
 import { accountDecider, type Account, type AccountEvent } from './account.ts';
-import { evolveJob, type CronJob, type JobEvent } from './cronJob.ts';
 import { groupDecider, type Group, type GroupEvent } from './group.ts';
-import { compileSchedule } from './jobSettings.ts';
 
 export interface JobEntry {
   job: CronJob;

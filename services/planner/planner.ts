@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
-import type { JobEvent } from '../jobs/cronJob.ts';
+import type { JobEvent } from '../../shared/job/index.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
