@@ -5,7 +5,7 @@ import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 type Jobs = ServiceClient<(typeof JobsService)['method']>;
 
 const USAGE = `usage:
-  tock account create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N]
+  tock account create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N (0: none; default: the server's TOCK_ACCOUNT_JOB_LIMIT)]
   tock account list
   tock account rotate <id>
   tock account disable <id>`;
@@ -32,8 +32,9 @@ export async function accountCommand(args: string[], jobs: Jobs, out: (line: str
   };
   switch (verb) {
     case 'create': {
-      const limit = values.limit === undefined ? 0 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 0) throw new Error('--limit must be a whole number (0: no limit)');
+      // Without --limit the jobs service applies its default (TOCK_ACCOUNT_JOB_LIMIT).
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new Error('--limit must be a whole number (0: no limit)');
       const { account, token } = await jobs.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
       out(`account ${account!.id} (${account!.name}) created`);
       out(`token: ${token}`);

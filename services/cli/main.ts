@@ -1,17 +1,22 @@
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfigOrExit } from '../../shared/config.ts';
+import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { startJobsServer } from '../jobs/server.ts';
+import { startChannelsServer } from '../notifier/server.ts';
 import { accountCommand } from './accountCommand.ts';
+import { channelsCommand } from './channelsCommand.ts';
 import { nextCommand } from './nextCommand.ts';
 
 const USAGE = `usage: tock <command>
   next '<expression>' [--filter F] [--tz ZONE] [--from ISO|unix] [--count N]   preview a schedule
   account create|list|rotate|disable ...                                        manage accounts
-Accounts are managed through JOBS_ADDR when set, otherwise directly in DATA_DIR's event store.`;
+  channels list|add|edit|delete|test --account ID ...                           an account's notification channels
+Accounts are managed through JOBS_ADDR when set, channels through NOTIFIER_ADDR, otherwise
+directly in DATA_DIR's event store.`;
 
 const out = (line: string) => process.stdout.write(line + '\n');
 const err = (line: string) => process.stderr.write(line + '\n');
@@ -19,12 +24,13 @@ const err = (line: string) => process.stderr.write(line + '\n');
 async function main(argv: string[]): Promise<number> {
   const [command, ...args] = argv;
   if (command === 'next') return nextCommand(args, out, err);
-  if (command !== 'account') {
+  if (command !== 'account' && command !== 'channels') {
     err(USAGE);
     return 2;
   }
   const config = loadConfigOrExit();
   const log = createLogger('cli', {}, 'warn');
+  if (command === 'channels') return channels(args, config, log);
   if (config.JOBS_ADDR) {
     const jobs = createClient(JobsService, config.JOBS_ADDR);
     try {
@@ -41,6 +47,36 @@ async function main(argv: string[]): Promise<number> {
     return await accountCommand(args, jobs, out, err);
   } finally {
     jobs.close();
+    await server.stop();
+    await store.close();
+  }
+}
+
+async function channels(args: string[], config: ReturnType<typeof loadConfigOrExit>, log: ReturnType<typeof createLogger>): Promise<number> {
+  if (config.NOTIFIER_ADDR) {
+    const notifier = createClient(NotifierService, config.NOTIFIER_ADDR);
+    try {
+      return await channelsCommand(args, notifier, out, err);
+    } finally {
+      notifier.close();
+    }
+  }
+  const store = openStore(config);
+  const server = await startChannelsServer({
+    store,
+    clock: systemClock,
+    log,
+    address: '127.0.0.1:0',
+    allowNetworks: config.TOCK_ALLOW_NETWORKS,
+    smtp: smtpSettings(config),
+    publicUrl: config.TOCK_PUBLIC_URL,
+    telegramApi: config.TOCK_TELEGRAM_API,
+  });
+  const notifier = createClient(NotifierService, server.address);
+  try {
+    return await channelsCommand(args, notifier, out, err);
+  } finally {
+    notifier.close();
     await server.stop();
     await store.close();
   }

@@ -18,13 +18,13 @@ import { JobsView } from './jobsView.ts';
  * the store, calls answer UNAVAILABLE and health says NOT_SERVING. With a bus, it also consumes
  * execution outcomes (failure counting).
  */
-export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus; readiness?: Readiness }) {
+export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus; readiness?: Readiness; accountJobLimit?: number }) {
   const { store, clock, log } = options;
   const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
   const service = createJobsService(store, view, clock);
   const server = createGrpcServer();
-  addService(server, JobsService, gated(jobsGrpcImpl(service, clock), () => (view.live ? null : 'the jobs view is catching up with the event store')), log);
+  addService(server, JobsService, gated(jobsGrpcImpl(service, clock, options.accountJobLimit), () => (view.live ? null : 'the jobs view is catching up with the event store')), log);
   const unwatch = addHealthService(server, readiness, [JobsService.typeName]);
   const port = await startServer(server, options.address);
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
