@@ -1,4 +1,5 @@
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
@@ -13,12 +14,14 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: required to run the notifier on its own (e.g. nats://127.0.0.1:4222)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier' }).catch((error: unknown) => {
+const readiness = createReadiness(log);
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readiness, log }).catch((error: unknown) => {
   process.stderr.write(`notifier: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
 const store = openStore(config);
 const notifier = await startNotifier({
+  readiness,
   store,
   bus,
   clock: systemClock,

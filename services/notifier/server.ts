@@ -5,6 +5,8 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { NotificationSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import type { Logger } from '../../shared/log.ts';
 import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
 import { ensureTopology, notificationSubject, type TopologyOptions } from '../../shared/topology.ts';
@@ -16,6 +18,8 @@ import { NotifierView } from './notifierView.ts';
 import { createSenders, type SmtpSettings } from './senders.ts';
 
 export interface NotifierOptions {
+  /** The process's readiness, served by the gRPC health service; a new one when absent. */
+  readiness?: Readiness;
   store: EventStore;
   bus: Bus;
   clock: Clock;
@@ -91,6 +95,7 @@ export async function startNotifier(options: NotifierOptions) {
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
     addService(server, NotifierService, notifierGrpcImpl(channels), log);
+    const unwatch = addHealthService(server, options.readiness ?? createReadiness(log), [NotifierService.typeName]);
     const port = await startServer(server, options.address);
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('notifier listening', { address });
@@ -103,6 +108,7 @@ export async function startNotifier(options: NotifierOptions) {
       async stop() {
         await consumer?.stop();
         await dispatcher.stop();
+        unwatch();
         await stopServer(server);
         await view.stop();
         await senders.close();
