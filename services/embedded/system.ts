@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { smtpSettings, type Config } from '../../shared/config.ts';
@@ -10,7 +9,7 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
@@ -33,7 +32,8 @@ export interface EmbeddedOptions {
 }
 
 /**
- * Every service in one process: SQLite event store under DATA_DIR, in-process bus, and the
+ * Every service in one process: the event store EVENTSTORE_URL names (SQLite under DATA_DIR by
+ * default), in-process bus, and the
  * services talking real gRPC over loopback, exactly as they do when deployed apart.
  */
 export async function startEmbedded(options: EmbeddedOptions) {
@@ -41,7 +41,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
-  const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
+  const store = openStore(config);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
@@ -50,7 +50,8 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const unwatchStore = watchStore(store, readiness, { log });
 
   const jobs = await startJobsServer({ store, bus, readiness, clock, log: log.child({ component: 'jobs' }), address: loopback, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
-  const logs = await startLogsService({ bus, readiness, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
+  const logsDb = logsStoreChoice(config);
+  const logs = await startLogsService({ bus, readiness, ...(logsDb.kind === 'postgres' ? { dbUrl: logsDb.url } : { dbPath: logsDb.path }), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, readiness, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({
     store,

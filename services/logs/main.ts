@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
 import { createReadiness } from '../../shared/readiness.ts';
+import { logsStoreChoice } from '../../shared/openStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startLogsService } from './logsService.ts';
 
@@ -18,7 +18,8 @@ const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', readiness
   process.stderr.write(`logs: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
-const service = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log, readiness, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}` }).catch(
+const db = logsStoreChoice(config);
+const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbUrl: db.url } : { dbPath: db.path }), log, readiness, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}` }).catch(
   async (error: unknown) => {
     log.error('logs service failed to start', { error });
     await bus.close().catch(() => undefined);
