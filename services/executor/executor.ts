@@ -7,6 +7,7 @@ import type { Logger } from '../../shared/log.ts';
 import { runMetrics } from '../../shared/metrics.ts';
 import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
 import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
+import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
 import { createFairGate } from './fairGate.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
 
@@ -67,11 +68,18 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     if (notice) stale.cancel(notice.jobId, notice.before);
   });
 
-  const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
+  const called = createCalledRuns();
+  const handling = new Map<string, Promise<void>>();
+  const encode = (run: DueRun, execution: ReturnType<typeof executionOf>): EncodedExecution => {
     const message = create(ExecutionSchema, execution);
     const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
-    await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: run.runId });
+    return { subject, data: toBinary(ExecutionSchema, message) };
   };
+  const store = async (runId: string, event: EncodedExecution) => {
+    await bus.publish(event.subject, event.data, { msgId: runId });
+    called.stored(runId);
+  };
+  const publish = (run: DueRun, execution: ReturnType<typeof executionOf>) => store(run.runId, encode(run, execution));
 
   const handle = async (msg: BusMessage) => {
     let run: DueRun;
@@ -81,6 +89,29 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     } catch (error) {
       log.warn('undecodable due run dropped', { subject: msg.subject, error });
       msg.term();
+      return;
+    }
+    // A redelivery while this replica still handles the run (it was starved past the ack wait):
+    // wait for that attempt and settle this delivery from its outcome instead of calling again.
+    const earlier = handling.get(run.runId);
+    if (earlier) await earlier;
+    let finished!: () => void;
+    const attempt = new Promise<void>((resolve) => (finished = resolve));
+    handling.set(run.runId, attempt);
+    try {
+      await settle(msg, run as DueRun & { target: NonNullable<DueRun['target']> });
+    } finally {
+      if (handling.get(run.runId) === attempt) handling.delete(run.runId);
+      finished();
+    }
+  };
+
+  const settle = async (msg: BusMessage, run: DueRun & { target: NonNullable<DueRun['target']> }) => {
+    const known = called.get(run.runId);
+    if (known !== undefined) {
+      // Called here already; its ack or its event was lost with the bus: finish it, never call twice.
+      if (known) await store(run.runId, known);
+      await msg.ack();
       return;
     }
     // Keep the message ours while we wait for its instant and while the call runs.
@@ -125,7 +156,9 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
           try {
             const result = await caller.call(spec);
             const execution = executionOf(run, result, serverName);
-            await publish(run, execution);
+            const event = encode(run, execution);
+            called.called(run.runId, event);
+            await store(run.runId, event);
             recordRun(execution.outcome === ExecutionOutcome.SUCCEEDED, Number(execution.lateByMs), result);
           } finally {
             release();

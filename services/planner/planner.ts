@@ -1,7 +1,10 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
+import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
@@ -30,6 +33,8 @@ export interface PlannerOptions {
    * or minute, not during it. A job change sends a cancel notice for runs already out. Default 0.
    */
   leadMs?: number;
+  /** Gets the `planner schedule` condition: false while catching up or resubscribing. */
+  readiness?: Readiness;
 }
 
 /** Entries fired per macrotask when many fall due at once. */
@@ -48,7 +53,7 @@ export class Planner {
   private readonly dispatcher: Dispatcher;
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
-  private subscription: Subscription | null = null;
+  private supervisor: Supervisor | null = null;
   private live = false;
   private wake: { at: number; cancel: () => void } | null = null;
   private drainQueued = false;
@@ -84,12 +89,14 @@ export class Planner {
     this.watermark = watermark;
     this.projection = new ScheduleProjection(watermark);
     const started = Date.now();
-    this.subscription = store.subscribe(
-      { category: 'cronjob' },
-      (event) => this.onEvent(event),
-      (error) => log.error('planner subscription to job events stopped', { error }),
-    );
-    await this.subscription.caughtUp;
+    // Supervised: a failed subscription resumes after the last event applied, with backoff.
+    this.supervisor = supervise({
+      name: 'planner schedule',
+      log,
+      readiness: this.options.readiness,
+      start: () => subscriptionRun(store, { category: 'cronjob', fromPosition: this.projection.position >= 0n ? this.projection.position : undefined }, (event) => this.onEvent(event)),
+    });
+    await this.supervisor.started;
     const rebuiltMs = Date.now() - started;
     // Everything applied so far is planned here in one sweep, in time slices (a million schedules
     // take seconds); events that arrive meanwhile wait for it, then are planned as they come.
@@ -123,7 +130,7 @@ export class Planner {
     this.wake = null;
     this.watermarkTimer?.();
     this.watermarkTimer = null;
-    await this.subscription?.close();
+    await this.supervisor?.stop();
     if (options.flush ?? true) {
       await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
       await this.writing;

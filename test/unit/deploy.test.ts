@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 // js-yaml 5 has named exports only (no default export).
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { loadConfig } from '../../shared/config.ts';
+import { LIVENESS } from '../../shared/grpc/health.ts';
 
 /**
  * Consistency of the Kubernetes manifests in deploy/k8s, read as files (no cluster, no kustomize):
@@ -489,14 +490,25 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('the gateway probes /readyz for readiness and /healthz for liveness; gRPC services use TCP', () => {
-      const gateway = containersOf(named(base, 'Deployment', 'gateway')!)[0]!;
-      expect(gateway.readinessProbe.httpGet.path).to.equal('/readyz');
-      expect(gateway.livenessProbe.httpGet.path).to.equal('/healthz');
-      for (const { service } of GRPC) {
+    it('the gateway and the executor probe /readyz for readiness and /healthz for liveness', () => {
+      for (const name of ['gateway', 'executor']) {
+        const c = containersOf(named(base, 'Deployment', name)!)[0]!;
+        expect(c.readinessProbe?.httpGet?.path, `${name} readiness`).to.equal('/readyz');
+        expect(c.livenessProbe?.httpGet?.path, `${name} liveness`).to.equal('/healthz');
+      }
+      const executor = containersOf(named(base, 'Deployment', 'executor')!)[0]!;
+      expect(containerPort(executor, executor.readinessProbe.httpGet.port), 'the executor ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
+    });
+
+    it('gRPC services use grpc.health.v1 probes on their gRPC port: readiness for the whole server, liveness never for readiness', () => {
+      for (const { service, portVar } of GRPC) {
         const c = containersOf(named(base, 'Deployment', service)!)[0]!;
-        expect(c.readinessProbe.tcpSocket, `${service} readiness`).to.be.an('object');
-        expect(c.livenessProbe.tcpSocket, `${service} liveness`).to.be.an('object');
+        const grpcPort = (loadConfig({}) as Record<string, unknown>)[portVar];
+        expect(c.readinessProbe?.grpc?.port, `${service} readiness`).to.equal(grpcPort);
+        expect(c.readinessProbe.grpc.service ?? '', `${service} readiness asks for the whole server`).to.equal('');
+        // An outage makes a pod unready; restarting it would not bring the store or bus back.
+        expect(c.livenessProbe?.grpc, `${service} liveness`).to.deep.equal({ port: grpcPort, service: LIVENESS });
+        expect(c.startupProbe?.grpc, `${service} startup`).to.deep.equal({ port: grpcPort, service: LIVENESS });
       }
     });
 
