@@ -5,7 +5,9 @@ import type { Logger } from '../../shared/log.ts';
 import type { ExecutorThreadData, ThreadLog } from '../executor/thread.ts';
 
 const BOOT = new URL('../../shared/thread/boot.mjs', import.meta.url);
-const ENTRY = new URL('../executor/thread.ts', import.meta.url).href;
+// Under tsx this module is executorThread.ts and the thread's entry is TypeScript too; compiled to
+// dist/ both are .js (boot.mjs registers tsx only for a .ts entry).
+const ENTRY = new URL(`../executor/thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
 const RESTART_DELAY_MS = 1000;
 
 type Options = Omit<ExecutorThreadData, 'entry' | 'busPort'> & { bus: Bus; log: Logger };
