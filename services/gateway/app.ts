@@ -8,6 +8,7 @@ import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
 import { KNOWN_PARAMS } from './inputs.ts';
 import { createMetrics } from './metrics.ts';
+import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
 
@@ -51,6 +52,12 @@ export function createGateway(options: GatewayOptions): Koa {
   router.get('/metrics', (ctx) => {
     ctx.type = 'text/plain; version=0.0.4';
     ctx.body = metrics.render();
+  });
+
+  const openApi = JSON.stringify(openApiDocument());
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApi;
   });
 
   router.all('/api/v1/:fn', async (ctx) => {

@@ -1,0 +1,236 @@
+/**
+ * The OpenAPI 3.1 description of /api/v1, served at /api/v1/openapi.json. One entry per function
+ * of the gateway's table (a test holds the two to each other); the user guide is docs/api.md.
+ */
+
+type Schema = Record<string, unknown>;
+
+const int = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', description, ...extra });
+const str = (description: string, extra: Schema = {}): Schema => ({ type: 'string', description, ...extra });
+const bool = (description: string): Schema => ({ type: 'boolean', description });
+
+/** Every parameter a function may take, by name. */
+const PARAMS: Record<string, Schema> = {
+  id: int('the cron job (or group) id', { minimum: 1 }),
+  ids: { description: 'ids: a list (id[]=1&id[]=2, id=1,2 or a JSON array)', type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: 1000 },
+  page: int('page number, from 1', { minimum: 1, default: 1 }),
+  limit: int('entries per page (at most 1000)', { minimum: 0, maximum: 1000 }),
+  keyword: str('search text'),
+  run: int('1 (or a past time): one extra run now; a future Unix time: one extra run then'),
+  payload: str('the body of that extra run'),
+  time: int('Unix time to run at; absent or past: now', { minimum: 0 }),
+  for: str("pause length in English ('15 minutes', '2 days'); absent: until cron_enable"),
+  name: str('the name'),
+  priority: int('group priority'),
+  timezone: str('IANA time zone name'),
+  nextLimit: int('how many run times (1-100)', { minimum: 1, maximum: 100, default: 10 }),
+};
+
+/** The settable fields of a cron job (docs/api.md "Settings"). */
+export const JOB_SETTINGS: Record<string, Schema> = {
+  url: str('http(s) URL to call; without a scheme http:// is assumed', { maxLength: 2048 }),
+  expression: str('when: crontab, English interval, one-time date, @unix or manual (docs/schedule.md)', { default: '15 minutes', maxLength: 255 }),
+  filter: str('condition over minute, hour, day, month, weekday', { maxLength: 1024 }),
+  timezone: str("IANA time zone; default: the account's"),
+  httpMethod: str('HTTP method', { enum: ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'], default: 'GET' }),
+  postData: str('request body (POST, PUT, PATCH)', { maxLength: 65536 }),
+  httpHeaders: str('request headers, "Name: value" lines', { maxLength: 16384 }),
+  username: str('Basic auth user', { maxLength: 255 }),
+  password: str('Basic auth password (never returned)', { maxLength: 255, writeOnly: true }),
+  userAgent: str('User-Agent header', { maxLength: 512 }),
+  timeout: int('seconds for the whole request', { minimum: 5, maximum: 7200, default: 30 }),
+  instances: int('runs in flight at most (0: no limit); beyond it a run is skipped', { minimum: 0, maximum: 5, default: 0 }),
+  delay: int('random delay of each run, 0..delay minutes', { minimum: 0, maximum: 1440, default: 0 }),
+  keyword: str('the run fails unless the output contains it', { maxLength: 100 }),
+  pattern: str('the run fails if the output contains it', { maxLength: 255 }),
+  failureThreshold: int('consecutive failures before the job is disabled (status 4)', { minimum: 1, maximum: 100, default: 20 }),
+  notify: bool('notify on failure'),
+  notifyEvery: int('notify on every n-th consecutive failure', { minimum: 1, maximum: 100, default: 1 }),
+  notifyMatch: str("notify when the output contains it (or, with a leading '!', does not)", { maxLength: 255 }),
+  notifyTime: { description: 'notify when a run takes longer than this many seconds (0 or null: off)', type: ['integer', 'null'], minimum: 0, maximum: 86400 },
+  group: { description: 'group id; 0 or null: none', type: ['integer', 'null'], minimum: 0 },
+  name: str('job name', { maxLength: 255 }),
+};
+
+interface FunctionDoc {
+  summary: string;
+  /** Parameter names (PARAMS keys), or [wire name, schema] where the wire name differs. */
+  params?: (string | [string, Schema])[];
+  required?: string[];
+  /** Takes the job settings (cron_add, cron_edit, ...). */
+  settings?: boolean;
+  returns: Schema;
+}
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const list = (item: Schema): Schema => ({ type: 'array', items: item });
+const JOB = ref('CronJob');
+const JOBS = list(JOB);
+const GROUP = ref('Group');
+const LOGS = list(ref('LogEntry'));
+
+/** Function name -> its description. */
+export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
+  cron_list: { summary: "List the account's cron jobs", params: ['page', 'limit', 'keyword'], returns: JOBS },
+  cron_get: { summary: 'Get a cron job', params: ['id'], required: ['id'], returns: JOB },
+  cron_add: { summary: 'Add a cron job', settings: true, params: ['run', 'payload'], required: ['url'], returns: JOB },
+  cron_batch_add: { summary: 'Add up to 1000 cron jobs (JSON body {"data": [...]}): all or none', params: [], returns: JOBS },
+  cron_edit: { summary: 'Edit a cron job', settings: true, params: ['id', 'run', 'payload'], required: ['id'], returns: JOB },
+  cron_batch_edit: { summary: 'Edit several cron jobs the same way', settings: true, params: [['id', PARAMS.ids!]], required: ['id'], returns: JOBS },
+  cron_group_edit: { summary: "Edit every job of a group (id is the group's)", settings: true, params: ['id'], required: ['id'], returns: JOBS },
+  cron_enable: { summary: 'Enable a cron job (resets fail)', params: ['id'], required: ['id'], returns: JOB },
+  cron_disable: { summary: 'Disable a cron job', params: ['id'], required: ['id'], returns: JOB },
+  cron_pause: { summary: 'Pause a cron job, for a while or until enabled', params: ['id', 'for'], required: ['id'], returns: JOB },
+  cron_delete: { summary: 'Delete a cron job', params: ['id'], required: ['id'], returns: JOB },
+  cron_batch_delete: { summary: 'Delete several cron jobs', params: [['id', PARAMS.ids!]], required: ['id'], returns: JOBS },
+  cron_run: { summary: 'Run a cron job now or at a time, without changing its schedule', params: ['id', 'time', 'payload'], required: ['id'], returns: { type: 'integer', description: 'Unix time it will run' } },
+  cron_logs: { summary: "A job's results, newest first", params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
+  cron_show: { summary: 'Same as cron_logs', params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
+  cron_failures: { summary: "A job's failed results (without id: the account's)", params: ['id', 'page', 'limit', 'keyword'], returns: LOGS },
+  cron_next: { summary: 'The next run times', params: ['id', ['limit', PARAMS.nextLimit!]], required: ['id'], returns: list({ type: 'integer' }) },
+  cron_history: { summary: "A job's audit trail", params: ['id', 'page', 'limit'], required: ['id'], returns: list(ref('HistoryEntry')) },
+  group_list: { summary: 'List groups', returns: list(GROUP) },
+  group_get: { summary: 'Get a group', params: ['id'], required: ['id'], returns: GROUP },
+  group_lookup: { summary: 'Find a group by its exact name', params: ['name'], required: ['name'], returns: GROUP },
+  group_add: { summary: 'Add a group', params: ['name', 'priority'], required: ['name'], returns: GROUP },
+  group_edit: { summary: 'Rename or re-prioritise a group', params: ['id', 'name', 'priority'], required: ['id'], returns: GROUP },
+  group_delete: { summary: 'Delete a group; its jobs become ungrouped', params: ['id'], required: ['id'], returns: GROUP },
+  group_vanish: { summary: 'Delete a group and its jobs', params: ['id'], required: ['id'], returns: GROUP },
+  group_empty: { summary: "Delete a group's jobs", params: ['id'], required: ['id'], returns: GROUP },
+  group_items: { summary: "A group's jobs", params: ['id', 'page', 'limit'], required: ['id'], returns: JOBS },
+  account_get: { summary: 'The account', returns: ref('Account') },
+  account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
+};
+
+const nullable = (type: string, description: string): Schema => ({ type: [type, 'null'], description });
+
+const SCHEMAS: Record<string, Schema> = {
+  CronJob: {
+    type: 'object',
+    properties: {
+      ...Object.fromEntries(Object.entries(JOB_SETTINGS).filter(([k]) => k !== 'password')),
+      id: nullable('integer', 'null in the answer to a delete'),
+      hasPassword: bool('whether a password is set'),
+      fail: int('consecutive failures'),
+      status: int('0 active, 1 disabled, 4 disabled after failures, 5 paused, 6 stopped (one-time job done)', { enum: [0, 1, 4, 5, 6] }),
+      points: int('runs per day, rounded up, at least 1'),
+      pausedUntil: nullable('integer', 'Unix time the pause ends'),
+      nextRun: nullable('integer', 'Unix time of the next run'),
+      createdAt: int('Unix time'),
+      updatedAt: int('Unix time'),
+    },
+  },
+  Group: { type: 'object', properties: { id: nullable('integer', 'null after a delete'), name: str('name'), jobCount: int('jobs in it'), priority: int('priority') } },
+  Account: {
+    type: 'object',
+    properties: {
+      id: int('account id'),
+      name: str('name'),
+      timezone: str('default time zone of new jobs'),
+      plan: str('always "self-hosted"'),
+      cron: int("the account's job limit (0: none)"),
+      expiryDate: { type: 'null' },
+    },
+  },
+  LogEntry: {
+    type: 'object',
+    properties: {
+      result: {
+        type: 'object',
+        properties: {
+          id: int('result id'),
+          time: int('scheduled Unix time'),
+          status: int('0 succeeded, 1 failed, 2 skipped', { enum: [0, 1, 2] }),
+          startTime: int('actual start, Unix time'),
+          downloaded: int('body bytes'),
+          httpStatus: int('HTTP status, 0 when none'),
+          error: str('why it failed'),
+          output: str('first and last 4 KiB of the body'),
+          payload: nullable('string', 'the run payload'),
+          ip: str('address called'),
+          server: str('executor'),
+          executionTime: { type: 'number', description: 'seconds' },
+        },
+      },
+    },
+  },
+  HistoryEntry: {
+    type: 'object',
+    properties: { revision: int('event number in the job'), time: int('Unix time'), type: str('what happened'), by: nullable('integer', 'account, or null for Tock'), data: { type: 'object' } },
+  },
+  Error: {
+    type: 'object',
+    required: ['status', 'code', 'message'],
+    properties: {
+      status: { const: 'error' },
+      code: int('1 internal/unavailable, 2 unknown function, 3 invalid, 4 missing, 5 not found, 6 wrong state, 7 limit, 11 bad token, 12 rate limited, 13 bad body', {
+        enum: [1, 2, 3, 4, 5, 6, 7, 11, 12, 13],
+      }),
+      message: str('what is wrong, naming the parameter'),
+    },
+  },
+};
+
+const ERROR_RESPONSES = Object.fromEntries(
+  [
+    ['400', 'invalid or missing parameter, limit exceeded, malformed body'],
+    ['401', 'invalid API token'],
+    ['404', 'no such job, group or function'],
+    ['409', "not allowed in the job's current state"],
+    ['413', 'body over 1 MiB'],
+    ['500', 'internal error (the message has a request id)'],
+    ['503', 'rate limited or briefly unavailable; see Retry-After'],
+  ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: ref('Error') } } }]),
+);
+
+function operation(name: string, doc: FunctionDoc, method: 'get' | 'post') {
+  const properties: Record<string, Schema> = {};
+  for (const p of doc.params ?? []) {
+    const [wire, schema] = typeof p === 'string' ? [p, PARAMS[p]] : p;
+    if (!schema) throw new Error(`openapi: ${name} names unknown parameter ${wire}`);
+    properties[wire] = schema;
+  }
+  if (doc.settings) Object.assign(properties, JOB_SETTINGS);
+  const required = doc.required ?? [];
+  const ok = {
+    description: 'success',
+    content: { 'application/json': { schema: { type: 'object', required: ['status', 'code', 'data'], properties: { status: { const: 'success' }, code: { const: 0 }, data: doc.returns } } } },
+  };
+  const op: Schema = { operationId: `${name}_${method}`, summary: doc.summary, tags: [name.split('_')[0]], responses: { '200': ok, ...ERROR_RESPONSES } };
+  if (method === 'get') {
+    op.parameters = Object.entries(properties).map(([n, schema]) => ({ name: n, in: 'query', required: required.includes(n), schema }));
+  } else {
+    const body = name === 'cron_batch_add'
+      ? { type: 'object', required: ['data'], properties: { data: { type: 'array', maxItems: 1000, items: { type: 'object', required: ['url'], properties: { ...JOB_SETTINGS, run: PARAMS.run, payload: PARAMS.payload } } } } }
+      : { type: 'object', required, properties };
+    op.requestBody = { content: { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } } };
+  }
+  return op;
+}
+
+/** The whole document. Its version is the API's (v1), which FastCron clients pin, not Tock's release. */
+export function openApiDocument() {
+  const paths: Record<string, Schema> = {};
+  for (const [name, doc] of Object.entries(FUNCTION_DOCS)) {
+    paths[`/api/v1/${name}`] = name === 'cron_batch_add' ? { post: operation(name, doc, 'post') } : { get: operation(name, doc, 'get'), post: operation(name, doc, 'post') };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tock API',
+      version: '1.0.0',
+      description:
+        "FastCron-compatible /api/v1. Parameters may come from the query string, a form or JSON body (names match ignoring case and '_'); PUT, PATCH and DELETE are treated as POST. See docs/api.md.",
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }, { tokenParameter: [] }],
+    components: {
+      schemas: SCHEMAS,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'the 32-character API token' },
+        tokenParameter: { type: 'apiKey', in: 'query', name: 'token', description: 'accepted, but the header keeps the token out of logs' },
+      },
+    },
+    paths,
+  };
+}
