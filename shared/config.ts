@@ -33,6 +33,8 @@ const cidrList = z
   .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
   .refine((list) => list.every((c) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(c)), { message: 'must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128' });
 
+export const DEFAULT_ACCOUNT_CONCURRENCY = 1000;
+
 const schema = z.object({
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -54,6 +56,9 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // Calls in flight per account on one executor; the rest of that account's runs wait their turn
+  // (and beyond ten times this many, are skipped), so one account cannot take every slot. 0: no limit.
+  TOCK_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_ACCOUNT_CONCURRENCY),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   // Distributed mode: where each gRPC service listens and where the others find it.
   GRPC_HOST: z.string().default('127.0.0.1'),

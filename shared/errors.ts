@@ -1,8 +1,7 @@
-import { status as GrpcStatus } from '@grpc/grpc-js';
-
 /**
- * Every failure the service knows about. The one table below maps each to the API's error code,
- * its HTTP status and a gRPC status (spec/DECISIONS.md section 2).
+ * Every failure the service knows about. The one table below maps each to the API's error code
+ * and its HTTP status; the gRPC status of each lives at the gRPC edge (shared/grpc/grpcStatus.ts),
+ * so domain code that throws these imports no transport.
  */
 export type ErrorKind =
   | 'INTERNAL'
@@ -16,37 +15,48 @@ export type ErrorKind =
   | 'RATE_LIMITED'
   | 'MALFORMED_BODY'
   | 'BODY_TOO_LARGE'
-  | 'CONFLICT';
+  | 'CONFLICT'
+  | 'UNAVAILABLE';
 
 interface Mapping {
   code: number;
   http: number;
-  grpc: GrpcStatus;
 }
 
 export const ERROR_TABLE: Record<ErrorKind, Mapping> = {
-  INTERNAL: { code: 1, http: 500, grpc: GrpcStatus.INTERNAL },
-  UNKNOWN_FUNCTION: { code: 2, http: 404, grpc: GrpcStatus.UNIMPLEMENTED },
-  INVALID_PARAMETER: { code: 3, http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
-  MISSING_PARAMETER: { code: 4, http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
-  NOT_FOUND: { code: 5, http: 404, grpc: GrpcStatus.NOT_FOUND },
-  INVALID_STATE: { code: 6, http: 409, grpc: GrpcStatus.FAILED_PRECONDITION },
-  LIMIT_EXCEEDED: { code: 7, http: 400, grpc: GrpcStatus.RESOURCE_EXHAUSTED },
-  UNAUTHENTICATED: { code: 11, http: 401, grpc: GrpcStatus.UNAUTHENTICATED },
-  RATE_LIMITED: { code: 12, http: 503, grpc: GrpcStatus.UNAVAILABLE },
-  MALFORMED_BODY: { code: 13, http: 400, grpc: GrpcStatus.INVALID_ARGUMENT },
-  BODY_TOO_LARGE: { code: 13, http: 413, grpc: GrpcStatus.INVALID_ARGUMENT },
+  INTERNAL: { code: 1, http: 500 },
+  UNKNOWN_FUNCTION: { code: 2, http: 404 },
+  INVALID_PARAMETER: { code: 3, http: 400 },
+  MISSING_PARAMETER: { code: 4, http: 400 },
+  NOT_FOUND: { code: 5, http: 404 },
+  INVALID_STATE: { code: 6, http: 409 },
+  LIMIT_EXCEEDED: { code: 7, http: 400 },
+  UNAUTHENTICATED: { code: 11, http: 401 },
+  RATE_LIMITED: { code: 12, http: 503 },
+  MALFORMED_BODY: { code: 13, http: 400 },
+  BODY_TOO_LARGE: { code: 13, http: 413 },
   // An optimistic-concurrency conflict that survived its retries: the client may simply retry.
-  CONFLICT: { code: 1, http: 500, grpc: GrpcStatus.ABORTED },
+  CONFLICT: { code: 1, http: 500 },
+  // A store or service that is busy or unreachable right now: the client should retry shortly
+  // (the gateway says when in Retry-After). Not RATE_LIMITED: the client did nothing wrong.
+  UNAVAILABLE: { code: 1, http: 503 },
 };
 
-/** The one error type of the project: a kind from the table and a message a person can act on. */
+export const ERROR_KINDS = Object.keys(ERROR_TABLE) as ErrorKind[];
+
+export const isErrorKind = (value: unknown): value is ErrorKind => typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
+
+/**
+ * The one error type of the project: a kind from the table and a message a person can act on.
+ * `cause` keeps the underlying failure (a driver's error) for the log, never for the client.
+ */
 export class AppError extends Error {
   constructor(
     readonly kind: ErrorKind,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
   }
   get code() {

@@ -32,7 +32,8 @@ export function createLogger(service: string, base: Record<string, unknown> = {}
 
 // Errors have no enumerable properties; without this they would log as {}.
 function errorReplacer(_key: string, value: unknown) {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  // `cause` (an AppError's driver error) is an Error too: the replacer runs on it in turn.
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack, ...(value.cause !== undefined && { cause: value.cause }) };
   if (typeof value === 'bigint') return value.toString();
   return value;
 }

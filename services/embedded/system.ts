@@ -51,6 +51,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     allowNetworks: config.TOCK_ALLOW_NETWORKS,
     serverName: config.TOCK_SERVER_NAME,
     publicUrl: config.TOCK_PUBLIC_URL,
+    accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   };
   // A clock given by a test cannot cross into a thread: that executor stays with it.
   const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number } =

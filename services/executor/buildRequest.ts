@@ -1,19 +1,8 @@
+import type { TargetSettings } from '../../shared/job/index.ts';
 import { bodyKind } from '../../shared/payload.ts';
 
-/** What the executor needs of a job to call it (DECISIONS 4 and 6). */
-export interface RunJob {
-  id: number;
-  url: string;
-  httpMethod: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'HEAD' | 'DELETE';
-  postData: string;
-  httpHeaders: string;
-  username: string;
-  password: string;
-  userAgent: string;
-  timeout: number /* s */;
-  keyword: string;
-  pattern: string;
-}
+/** What the executor needs of a job to call it: the settings the SETTINGS table marks `target`. */
+export type RunJob = TargetSettings & { id: number };
 
 export interface RunInfo {
   runId: string;

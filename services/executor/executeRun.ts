@@ -1,5 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
 import { buildRequest, type RunJob } from './buildRequest.ts';
 import type { HttpResult } from './httpCall.ts';
 import { judge } from './judge.ts';
@@ -7,19 +8,9 @@ import { judge } from './judge.ts';
 /** The job's request settings as the due run carries them (a snapshot taken when it was planned). */
 export function runJobOf(run: DueRun): RunJob {
   const t = run.target!;
-  return {
-    id: Number(t.jobId),
-    url: t.url,
-    httpMethod: t.httpMethod as RunJob['httpMethod'],
-    postData: t.postData,
-    httpHeaders: t.httpHeaders,
-    username: t.username,
-    password: t.password,
-    userAgent: t.userAgent,
-    timeout: t.timeout,
-    keyword: t.keyword,
-    pattern: t.pattern,
-  };
+  const job = targetOf(t as unknown as TargetSettings) as RunJob;
+  job.id = Number(t.jobId);
+  return job;
 }
 
 /** The due run's request: pure, so the exact bytes sent are testable without a network. */
@@ -64,10 +55,10 @@ export function executionOf(run: DueRun, result: HttpResult, server: string): Ex
   return execution(run, server, outcome, result.startTime, verdict.error, result);
 }
 
-/** Pure: the execution event of a run skipped because `instances` runs of the job were in flight. */
-export function skippedExecution(run: DueRun, server: string, now: number): Execution {
+/** Pure: the execution event of a skipped run (by default: `instances` runs of the job were in flight). */
+export function skippedExecution(run: DueRun, server: string, now: number, why?: string): Execution {
   const { instances } = run.target!;
-  const error = `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
+  const error = why ?? `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
   return execution(run, server, ExecutionOutcome.SKIPPED, now, error);
 }
 

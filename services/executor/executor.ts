@@ -6,6 +6,7 @@ import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
 import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
+import { createFairGate } from './fairGate.ts';
 import type { HttpCaller } from './httpCall.ts';
 
 export interface ExecutorOptions {
@@ -16,7 +17,14 @@ export interface ExecutorOptions {
   log: Logger;
   serverName: string;
   userAgent: string;
+  /** Calls in flight per account on this executor (0: no limit); see fairGate.ts. */
+  accountConcurrency: number;
 }
+
+/** How many runs of one account may wait for a call slot, per slot: more are skipped, not held. */
+const WAITING_PER_SLOT = 10;
+/** Without a per-account limit, how many runs of one account may wait before the rest are skipped. */
+const WAITING_UNLIMITED = 50_000;
 
 /**
  * Consumes due runs (competing with every other replica), fires each at its instant, enforces
@@ -24,7 +32,8 @@ export interface ExecutorOptions {
  * redelivered run's event is stored once), and only then acks the due run.
  */
 export async function startExecutor(options: ExecutorOptions): Promise<Consumer> {
-  const { bus, leases, caller, clock, log, serverName, userAgent } = options;
+  const { bus, leases, caller, clock, log, serverName, userAgent, accountConcurrency } = options;
+  const gate = createFairGate({ perAccount: accountConcurrency, maxWaiting: accountConcurrency > 0 ? accountConcurrency * WAITING_PER_SLOT : WAITING_UNLIMITED });
   // One timer for every held run (not one each): thousands are held at the top of a minute.
   const held = new Map<BusMessage, number>();
   const heartbeatMs = CONSUMERS.executors.ackWaitMs / 3;
@@ -102,8 +111,21 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
         return;
       }
       try {
-        const result = await caller.call(spec);
-        await publish(run, executionOf(run, result, serverName));
+        const accountId = Number(run.target.accountId);
+        const release = await gate.enter(accountId);
+        if (release === 'closed') return msg.nak();
+        if (release === 'full') {
+          const { inFlight, waiting } = gate.load(accountId);
+          const why = `skipped: this account already has ${inFlight} calls in progress and ${waiting} runs waiting on this executor (its fair share)`;
+          await publish(run, skippedExecution(run, serverName, clock.now(), why));
+        } else {
+          try {
+            const result = await caller.call(spec);
+            await publish(run, executionOf(run, result, serverName));
+          } finally {
+            release();
+          }
+        }
       } finally {
         if (limit > 0) await leases.release(leaseKey, run.runId).catch((error) => log.warn('lease release failed', { error }));
       }
@@ -127,6 +149,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       clearInterval(heartbeat);
       await cancels.unsubscribe();
       const stopping = consumer.stop();
+      gate.close();
       for (const release of waiting) release(false);
       waiting.clear();
       await stopping;

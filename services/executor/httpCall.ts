@@ -4,7 +4,7 @@ import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { RequestSpec } from './buildRequest.ts';
 import { createEgressGuard, isEgressRefused, type EgressGuard } from './egressGuard.ts';
 import { describeError, isConnectFailure } from './httpFailures.ts';
-import { OutputCapture } from './judge.ts';
+import { OutputCapture } from './outputCapture.ts';
 import { redirectTarget } from './redirect.ts';
 import { createWarmConnections } from './warmConnections.ts';
 

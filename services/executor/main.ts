@@ -22,6 +22,7 @@ const executor = await startExecutorService({
   allowNetworks: config.TOCK_ALLOW_NETWORKS,
   serverName: config.TOCK_SERVER_NAME,
   publicUrl: config.TOCK_PUBLIC_URL,
+  accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
 });
 onShutdown(log, async () => {
   await executor.stop();

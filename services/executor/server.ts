@@ -6,6 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { startExecutor } from './executor.ts';
 import { createHttpCaller } from './httpCall.ts';
+import { DEFAULT_ACCOUNT_CONCURRENCY } from '../../shared/config.ts';
 
 /** An executor replica: one shared HTTP client (keep-alive, egress guard) consuming due runs. */
 export async function startExecutorService(options: {
@@ -16,12 +17,14 @@ export async function startExecutorService(options: {
   allowNetworks: string[];
   serverName?: string;
   publicUrl?: string;
+  /** Calls in flight per account (TOCK_ACCOUNT_CONCURRENCY; 0: no limit). */
+  accountConcurrency?: number;
 }) {
   await ensureTopology(options.bus);
   const caller = createHttpCaller({ allowNetworks: options.allowNetworks });
   const userAgent = `Mozilla/5.0 (compatible; Tock/1.0; +${options.publicUrl ?? 'https://github.com/tock-cron/tock'})`;
   const serverName = options.serverName ?? hostname();
-  const consumer = await startExecutor({ ...options, caller, serverName, userAgent });
+  const consumer = await startExecutor({ ...options, caller, serverName, userAgent, accountConcurrency: options.accountConcurrency ?? DEFAULT_ACCOUNT_CONCURRENCY });
   options.log.info('executor consuming due runs', { server: serverName, allowNetworks: options.allowNetworks });
   return {
     async stop() {

@@ -14,6 +14,7 @@ export interface ExecutorThreadData {
   allowNetworks: string[];
   serverName?: string;
   publicUrl?: string;
+  accountConcurrency?: number;
 }
 
 export type ThreadLog = { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> };
@@ -47,6 +48,7 @@ const executor = await startExecutorService({
   allowNetworks: data.allowNetworks,
   serverName: data.serverName,
   publicUrl: data.publicUrl,
+  accountConcurrency: data.accountConcurrency,
 });
 control.on('message', async (message: { t: string }) => {
   if (message.t !== 'stop') return;

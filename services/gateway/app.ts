@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import { authenticate, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
-import { KNOWN_PARAMS } from './inputs.ts';
+import { canonicalParam as canonical } from './inputs.ts';
 import { createMetrics } from './metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
@@ -18,9 +18,6 @@ export interface GatewayOptions {
   log: Logger;
   now?: () => number;
 }
-
-const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
-const canonical = (norm: string) => CANONICAL.get(norm);
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
 
@@ -81,7 +78,8 @@ export function createGateway(options: GatewayOptions): Koa {
       const appError = forClient(error, requestId, name, log);
       code = appError.code;
       ctx.status = appError.httpStatus;
-      if (appError instanceof RateLimitError) ctx.set('Retry-After', String(appError.retryAfter));
+      const retryAfter = appError instanceof RateLimitError ? appError.retryAfter : appError.kind === 'UNAVAILABLE' ? UNAVAILABLE_RETRY_S : 0;
+      if (retryAfter > 0) ctx.set('Retry-After', String(retryAfter));
       ctx.body = envelopeError(appError);
     }
     // The label must come from our table, never from the request: a path is not a metric name.
@@ -109,6 +107,9 @@ export function createGateway(options: GatewayOptions): Koa {
   return app;
 }
 
+/** Seconds a client is told to wait (Retry-After) when a store or service is busy or unreachable. */
+const UNAVAILABLE_RETRY_S = 1;
+
 /**
  * What the client sees of a failure. 4xx errors are ours, written for the client. A 5xx answer
  * never shows internals (a store's or a peer's message): it gets a plain sentence and a request id
@@ -119,8 +120,13 @@ function forClient(error: unknown, requestId: string, where: string, log: Logger
   if (isAppError(error) && error.httpStatus < 500) return error;
   log.error('request failed', { requestId, where, error });
   const kind = isAppError(error) ? error.kind : 'INTERNAL';
-  // A busy store (another process holds the lock too long) is worth a retry, as 503 says.
-  if (kind === 'RATE_LIMITED') return new RateLimitError(1, `the service is busy; retry in 1 second (request id ${requestId})`);
+  // A busy or unreachable store or service (another process holds the lock too long, a peer is
+  // restarting) is worth a retry, as 503 and Retry-After say.
+  if (kind === 'UNAVAILABLE') {
+    return new AppError('UNAVAILABLE', `the service is busy or unavailable right now; retry in ${UNAVAILABLE_RETRY_S} second (request id ${requestId})`);
+  }
+  // A peer's own rate limit, relayed over gRPC.
+  if (kind === 'RATE_LIMITED') return new RateLimitError(1, `rate limit exceeded; retry in 1 second (request id ${requestId})`);
   if (kind === 'CONFLICT') return new AppError('CONFLICT', `the object is being changed by other requests right now; try again (request id ${requestId})`);
   return new AppError('INTERNAL', `internal error (request id ${requestId})`);
 }

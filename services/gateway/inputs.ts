@@ -1,6 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AppError } from '../../shared/errors.ts';
 import type { JobSettingsSchema } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { SETTING_NAMES, settingOf, type SettingKind, type SettingName } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import type { Params } from './params.ts';
 
@@ -9,13 +10,12 @@ import type { Params } from './params.ts';
  * (types, int32 ranges the wire needs); the domain rules live in the jobs service.
  */
 
-const STRINGS = ['url', 'expression', 'filter', 'timezone', 'username', 'password', 'httpMethod', 'postData', 'httpHeaders', 'userAgent', 'notifyMatch', 'keyword', 'pattern', 'name'] as const;
-// Fields with no "empty" value: an empty string means "not given" (form clients send every field).
-const NOT_CLEARABLE = new Set(['url', 'expression', 'timezone', 'httpMethod']);
-const INTS = ['delay', 'timeout', 'instances', 'notifyEvery', 'notifyTime', 'failureThreshold'] as const;
-
 /** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
-export const KNOWN_PARAMS = [...STRINGS, ...INTS, 'notify', 'group', 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority'];
+export const KNOWN_PARAMS = [...SETTING_NAMES, 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority'];
+
+const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
+/** The exact spelling of a known parameter, by its folded name (lower case, no '_'). */
+export const canonicalParam = (folded: string): string | undefined => CANONICAL.get(folded);
 
 const INT32_MAX = 2_147_483_647;
 /** 9999-12-31T23:59:59Z: any larger "Unix timestamp" is a mistake, and would lose precision in ms. */
@@ -28,24 +28,34 @@ export function int32(p: Params, name: string): number | undefined {
   return v;
 }
 
+/** One setting read from the parameters, by its kind; undefined when not given. */
+const READ: Record<SettingKind, (p: Params, name: SettingName) => unknown> = {
+  text: (p, name) => {
+    // A setting with no "empty" value: an empty string means "not given" (form clients send every field).
+    if (settingOf(name).clearable === false) {
+      const v = p.str(name);
+      return v === undefined || v.trim() === '' ? undefined : v;
+    }
+    return p.strOrClear(name);
+  },
+  int: (p, name) => int32(p, name),
+  bool: (p, name) => p.bool(name),
+  // JSON null clears it, as 0 does.
+  optionalInt: (p, name) => (p.raw(name) === null ? 0 : int32(p, name)),
+  ref: (p, name) => {
+    const v = p.raw(name) === null ? 0 : p.int(name);
+    if (v === undefined) return undefined;
+    if (v < 0) throw new AppError('INVALID_PARAMETER', `${name}: must be a group id, or 0 for none; got ${v}`);
+    return BigInt(v);
+  },
+};
+
 /** The cron_add parameters present in `p`, as proto settings (absent stays absent). */
 export function settingsFrom(p: Params): MessageInitShape<typeof JobSettingsSchema> {
   const s: Record<string, unknown> = {};
-  for (const name of STRINGS) {
-    const v = NOT_CLEARABLE.has(name) ? p.str(name) : p.strOrClear(name);
-    if (v !== undefined && !(NOT_CLEARABLE.has(name) && v.trim() === '')) s[name] = v;
-  }
-  for (const name of INTS) {
-    const v = int32(p, name);
+  for (const name of SETTING_NAMES) {
+    const v = READ[settingOf(name).kind](p, name);
     if (v !== undefined) s[name] = v;
-  }
-  if (p.raw('notifyTime') === null) s.notifyTime = 0;
-  const notify = p.bool('notify');
-  if (notify !== undefined) s.notify = notify;
-  const group = p.raw('group') === null ? 0 : p.int('group');
-  if (group !== undefined) {
-    if (group < 0) throw new AppError('INVALID_PARAMETER', `group: must be a group id, or 0 for none; got ${group}`);
-    s.group = BigInt(group);
   }
   return s;
 }

@@ -1,34 +1,29 @@
 import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
+import { SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
 
-/** The API's cron job record (spec 2.1 + DECISIONS 4): every settable field but the password. */
+/** A setting's value in the API record, from its proto CronJob field. */
+const RECORD: Record<SettingKind, (v: unknown) => unknown> = {
+  text: (v) => v,
+  int: (v) => v,
+  bool: (v) => v,
+  optionalInt: (v) => v ?? null,
+  ref: (v) => num(v as bigint | undefined),
+};
+
+/** The API's cron job record: every setting (a secret one only as has<Name>), then the job's state. */
 export function jobRecord(job: CronJob, nextRun: number | null = null) {
+  const fields = job as unknown as Record<string, unknown>;
+  const record: Record<string, unknown> = { id: job.deleted ? null : Number(job.id) };
+  for (const name of SETTING_NAMES) {
+    const row = settingOf(name);
+    if (row.secret) record[secretFlag(name)] = fields[secretFlag(name)];
+    else record[name] = RECORD[row.kind](fields[name]);
+  }
   return {
-    id: job.deleted ? null : Number(job.id),
-    group: num(job.group),
-    name: job.name,
-    expression: job.expression,
-    filter: job.filter,
-    timezone: job.timezone,
-    url: job.url,
-    httpMethod: job.httpMethod,
-    postData: job.postData,
-    httpHeaders: job.httpHeaders,
-    username: job.username,
-    hasPassword: job.hasPassword,
-    userAgent: job.userAgent,
-    timeout: job.timeout,
-    instances: job.instances,
-    delay: job.delay,
-    notify: job.notify,
-    notifyEvery: job.notifyEvery,
-    notifyMatch: job.notifyMatch,
-    notifyTime: job.notifyTime ?? null,
-    failureThreshold: job.failureThreshold,
-    keyword: job.keyword,
-    pattern: job.pattern,
+    ...record,
     fail: job.fail,
     status: job.status,
     points: job.points,

@@ -1,14 +1,11 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { accountDecider, type AccountCommand } from './account.ts';
-import { evolveJob, initialJobState, type JobEvent, type JobState } from './cronJob.ts';
-import { decideJob, type JobCommand } from './decide.ts';
+import { jobDecider, type JobCommand } from './decide.ts';
 import { groupDecider, type GroupCommand } from './group.ts';
 import { handleCommand, type Decider, type Handled } from './handleCommand.ts';
 import { createIdAllocator } from './ids.ts';
 import type { JobsView } from './jobsView.ts';
-
-const jobDecider: Decider<JobCommand, JobState, JobEvent> = { initialState: initialJobState, evolve: evolveJob, decide: decideJob };
 
 // Across processes the optimistic retry in handleCommand is what keeps updates; it gets room for
 // a burst of writers from several processes at once.

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.ts';
-import { STATUS, type CronJob, type JobEvent, type JobState } from './cronJob.ts';
-import { defaultSettings, resolveSettings, type SettingsInput } from './jobSettings.ts';
+import { STATUS, defaultSettings, evolveJob, initialJobState, resolveSettings, type CronJob, type JobEvent, type JobState, type SettingsInput } from '../../shared/job/index.ts';
+import type { Decider } from './handleCommand.ts';
 
 /** What can be asked of one cron job. `accountId` is who asks: another account's job is "not found". */
 export type JobCommand =
@@ -91,3 +91,6 @@ function decideExecution(command: Extract<JobCommand, { type: 'RecordExecution' 
   }
   return events;
 }
+
+/** The job's decider: the shared job model's fold plus this service's rules. */
+export const jobDecider: Decider<JobCommand, JobState, JobEvent> = { initialState: initialJobState, evolve: evolveJob, decide: decideJob };

@@ -5,16 +5,15 @@ import {
   type AccountSchema,
   type CronJobSchema,
   type GroupSchema,
-  type JobSettings as ProtoSettings,
   GroupDeleteMode,
   JobAction,
   JobsService as JobsServiceDesc,
 } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
+import { settingsFromProto, settingsToProtoJob } from '../../shared/grpc/jobSettingsProto.ts';
+import { effectiveStatus } from '../../shared/job/index.ts';
 import type { Account } from './account.ts';
-import { effectiveStatus } from './cronJob.ts';
 import type { Group } from './group.ts';
-import type { HttpMethod, SettingsInput } from './jobSettings.ts';
 import type { JobEntry } from './jobsView.ts';
 import type { JobsService, RunOrder } from './jobsService.ts';
 
@@ -22,32 +21,10 @@ type Impl = ServiceImpl<(typeof JobsServiceDesc)['method']>;
 
 export function toProtoJob(entry: JobEntry, now: number): MessageInitShape<typeof CronJobSchema> {
   const { job } = entry;
-  const s = job.settings;
   return {
     id: BigInt(job.id),
     accountId: BigInt(job.accountId),
-    group: s.group === null ? undefined : BigInt(s.group),
-    expression: s.expression,
-    timezone: s.timezone,
-    filter: s.filter,
-    url: s.url,
-    httpMethod: s.httpMethod,
-    postData: s.postData,
-    httpHeaders: s.httpHeaders,
-    username: s.username,
-    hasPassword: s.password !== '',
-    userAgent: s.userAgent,
-    timeout: s.timeout,
-    instances: s.instances,
-    delay: s.delay,
-    notify: s.notify,
-    notifyEvery: s.notifyEvery,
-    notifyMatch: s.notifyMatch,
-    notifyTime: s.notifyTime ?? undefined,
-    failureThreshold: s.failureThreshold,
-    keyword: s.keyword,
-    pattern: s.pattern,
-    name: s.name,
+    ...settingsToProtoJob(job.settings),
     fail: job.fail,
     status: effectiveStatus(job, now),
     points: entry.points,
@@ -56,36 +33,6 @@ export function toProtoJob(entry: JobEntry, now: number): MessageInitShape<typeo
     updatedAt: BigInt(Math.floor(job.updatedAt / 1000)),
     deleted: job.deleted,
   };
-}
-
-/** Proto optional fields -> the domain's partial settings (absent stays absent). */
-export function fromProtoSettings(p: ProtoSettings | undefined): SettingsInput {
-  if (!p) return {};
-  const out: SettingsInput = {
-    url: p.url,
-    expression: p.expression,
-    filter: p.filter,
-    delay: p.delay,
-    timezone: p.timezone,
-    timeout: p.timeout,
-    instances: p.instances,
-    username: p.username,
-    password: p.password,
-    httpMethod: p.httpMethod as HttpMethod | undefined,
-    postData: p.postData,
-    httpHeaders: p.httpHeaders,
-    userAgent: p.userAgent,
-    notify: p.notify,
-    notifyEvery: p.notifyEvery,
-    notifyMatch: p.notifyMatch,
-    notifyTime: p.notifyTime,
-    failureThreshold: p.failureThreshold,
-    keyword: p.keyword,
-    pattern: p.pattern,
-    group: p.group === undefined ? undefined : Number(p.group),
-    name: p.name,
-  };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
 const toProtoGroup = (g: Group, jobCount: number): MessageInitShape<typeof GroupSchema> => ({
@@ -123,13 +70,13 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
   return {
-    addJobs: async (r) => jobs(await service.addJobs(Number(r.accountId), r.jobs.map(fromProtoSettings), r.jobs.map((_, i) => order(r.runs[i])))),
+    addJobs: async (r) => jobs(await service.addJobs(Number(r.accountId), r.jobs.map(settingsFromProto), r.jobs.map((_, i) => order(r.runs[i])))),
     editJobs: async (r) =>
       jobs(
         await service.editJobs(
           Number(r.accountId),
           r.groupId !== undefined ? { groupId: Number(r.groupId) } : { ids: r.ids.map(Number) },
-          fromProtoSettings(r.settings),
+          settingsFromProto(r.settings),
           order(r.run),
         ),
       ),

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
 import { createAccountService } from './accountService.ts';
 import { createCommands } from './commands.ts';
 import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
-import { compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from './jobSettings.ts';
 import type { JobEntry, JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
@@ -196,7 +196,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         revision: e.revision,
         time: Math.floor(((e.data as { at?: number }).at ?? e.time) / 1000),
         type: e.type,
-        data: maskPassword(e.data),
+        data: maskSecrets(e.data),
         by: typeof e.metadata.accountId === 'number' ? e.metadata.accountId : 0,
       }));
     },
@@ -237,9 +237,12 @@ function scheduleKind(settings: JobSettings, jobId: number) {
   }
 }
 
-function maskPassword(data: unknown): unknown {
+/** The event's data with every secret setting (the table's `secret` rows) masked. */
+function maskSecrets(data: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(data));
-  if (copy?.settings?.password) copy.settings.password = '********';
-  if (copy?.changes?.password) copy.changes.password = '********';
+  for (const name of SECRET_SETTINGS) {
+    if (copy?.settings?.[name]) copy.settings[name] = '********';
+    if (copy?.changes?.[name]) copy.changes[name] = '********';
+  }
   return copy;
 }

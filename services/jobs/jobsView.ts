@@ -1,9 +1,8 @@
 import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import { compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import { pointsPerDay } from '../../shared/schedule/index.ts';
 import { accountDecider, type Account, type AccountEvent } from './account.ts';
-import { evolveJob, type CronJob, type JobEvent } from './cronJob.ts';
 import { groupDecider, type Group, type GroupEvent } from './group.ts';
-import { compileSchedule } from './jobSettings.ts';
 
 export interface JobEntry {
   job: CronJob;

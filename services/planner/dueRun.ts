@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
-import type { CronJob } from '../jobs/cronJob.ts';
+import { targetOf, type CronJob } from '../../shared/job/index.ts';
 import type { RunOrder } from './catchUp.ts';
 
 /**
@@ -9,24 +9,10 @@ import type { RunOrder } from './catchUp.ts';
  * counts and one made after does not).
  */
 export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0): DueRun {
-  const s = job.settings;
   return create(DueRunSchema, {
     runId: order.runId,
-    target: {
-      jobId: BigInt(job.id),
-      accountId: BigInt(job.accountId),
-      url: s.url,
-      httpMethod: s.httpMethod,
-      postData: s.postData,
-      httpHeaders: s.httpHeaders,
-      username: s.username,
-      password: s.password,
-      userAgent: s.userAgent,
-      timeout: s.timeout,
-      instances: s.instances,
-      keyword: s.keyword,
-      pattern: s.pattern,
-    },
+    // The settings the table marks as the request's (`target`), copied as one literal.
+    target: { jobId: BigInt(job.id), accountId: BigInt(job.accountId), ...targetOf(job.settings) },
     scheduledAt: BigInt(order.scheduledAt),
     occurrenceAt: BigInt(order.occurrenceAt),
     payload: order.payload ?? undefined,

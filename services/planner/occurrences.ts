@@ -1,9 +1,5 @@
-import { nextRun, parseSchedule, type Schedule, type ScheduleKind } from '../../shared/schedule/index.ts';
-// The compiled form is the schedule module's internals; only `elapsedStep` and `sharable` read
-// it, and both fall back to the slow-but-right answer if its shape ever changes.
-import { mix } from '../../shared/schedule/random.ts';
-import { compiled } from '../../shared/schedule/schedule.ts';
-import { STATUS, effectiveStatus, type CronJob } from '../jobs/cronJob.ts';
+import { STATUS, effectiveStatus, type CronJob } from '../../shared/job/index.ts';
+import { elapsedStep, mix, nextRun, parseSchedule, type Schedule, type ScheduleKind } from '../../shared/schedule/index.ts';
 
 /** A cron_run (RunRequested) not yet emitted. */
 export interface QueuedRun {
@@ -97,30 +93,6 @@ export function planFloor(plan: JobPlan, t: number): number {
   // Occurrences before pausedUntil are skipped, one at pausedUntil runs.
   if (job.status === STATUS.PAUSED && job.pausedUntil !== null) floor = Math.max(floor, job.pausedUntil - 1);
   return floor;
-}
-
-const steps = new WeakMap<Schedule, number>();
-
-/** An interval made only of seconds, minutes and hours adds a fixed number of ms: its chain can be jumped along arithmetically. 0 otherwise. */
-export function elapsedStep(schedule: Schedule): number {
-  let step = steps.get(schedule);
-  if (step === undefined) {
-    const iv = schedule.kind === 'interval' ? compiled(schedule).interval : null;
-    step = iv?.elapsed ? (iv.hours * 3600 + iv.minutes * 60 + iv.seconds) * SECOND : 0;
-    if (!(step > 0)) step = 0;
-    steps.set(schedule, step);
-  }
-  return step;
-}
-
-/**
- * Whether jobs with the same expression, zone and filter may share one compiled Schedule: only
- * crontabs with FastCron's R draw per job (seeded by job id).
- */
-export function sharable(schedule: Schedule): boolean {
-  if (schedule.kind !== 'crontab') return true;
-  const cron = compiled(schedule).cron as { isRandom?: unknown } | null;
-  return typeof cron?.isRandom === 'boolean' ? !cron.isRandom : !/r/i.test(schedule.expression);
 }
 
 /**

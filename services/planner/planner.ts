@@ -3,7 +3,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
 import type { Logger } from '../../shared/log.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
-import type { JobEvent } from '../jobs/cronJob.ts';
+import type { JobEvent } from '../../shared/job/index.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';

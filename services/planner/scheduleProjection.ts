@@ -1,9 +1,8 @@
 import { AppError } from '../../shared/errors.ts';
-import type { Schedule } from '../../shared/schedule/index.ts';
-import { evolveJob, type CronJob, type JobEvent } from '../jobs/cronJob.ts';
-import { compileSchedule, type JobSettings } from '../jobs/jobSettings.ts';
+import { SCHEDULE_SETTINGS, TARGET_SETTINGS, compactSettings, compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
+import { isSharable, type Schedule } from '../../shared/schedule/index.ts';
 import type { Watermark } from './catchUp.ts';
-import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, sharable, upcomingRuns, type QueuedRun } from './occurrences.ts';
+import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, upcomingRuns, type QueuedRun } from './occurrences.ts';
 
 export { JobPlan, type QueuedRun } from './occurrences.ts';
 
@@ -17,17 +16,14 @@ export type PlanChange =
   /** Deleted: forget it. */
   | { kind: 'removed'; jobId: number };
 
-/** What an executor's request is built from (the DueRun's target snapshot). */
-const TARGET_FIELDS = ['url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'password', 'userAgent', 'timeout', 'instances', 'keyword', 'pattern'] as const;
 const NONE: PlanChange = { kind: 'none' };
-const SCHEDULE_FIELDS = ['expression', 'timezone', 'filter'] as const satisfies readonly (keyof JobSettings)[];
 /** Compiled schedules shared between jobs; cleared when it grows past this many. */
 const SHARED_LIMIT = 10_000;
 
 /**
- * The planner's schedule projection: for every live job, its folded state (with the jobs
- * service's own `evolveJob`), its compiled schedule and queued cron_runs. Pure: events in, plans
- * out, no clock and no I/O. Deleted jobs are forgotten at once.
+ * The planner's schedule projection: for every live job, its folded state (with the shared job
+ * model's `evolveJob`, the fold the jobs service uses too), its compiled schedule and queued
+ * cron_runs. Pure: events in, plans out, no clock and no I/O. Deleted jobs are forgotten at once.
  *
  * Re-planning follows the event's own time (`at`), not the planner's clock, so two replicas and a
  * rebuild after a restart compute the same occurrences and so the same run ids.
@@ -75,9 +71,9 @@ export class ScheduleProjection {
     switch (event.type) {
       case 'JobEdited': {
         const { changes } = event.data;
-        if (!SCHEDULE_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f])) {
+        if (!SCHEDULE_SETTINGS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f])) {
           // Runs put on the bus ahead of time carry the old request: re-plan (same chain) to replace them.
-          const retarget = TARGET_FIELDS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f]);
+          const retarget = TARGET_SETTINGS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f]);
           return retarget ? this.replan(plan, at, fresh) : NONE;
         }
         // A new schedule starts over from the edit: an interval's first run is the expression
@@ -147,7 +143,7 @@ export class ScheduleProjection {
       return null;
     }
     if (this.shared.size >= SHARED_LIMIT) this.shared.clear();
-    if (!sharable(schedule)) {
+    if (!isSharable(schedule)) {
       const own = new PrivateSchedule(schedule.kind, schedule.expression, schedule.timezone, schedule.filter, job.id);
       this.shared.set(key, own);
       remember(own, schedule);
@@ -182,33 +178,6 @@ function compactJob(j: CronJob, settingsChanged: boolean): CronJob {
 }
 
 const NO_RUNS: string[] = Object.freeze([]) as unknown as string[];
-
-function compactSettings(s: JobSettings): JobSettings {
-  return {
-    url: s.url,
-    expression: s.expression,
-    filter: s.filter,
-    delay: s.delay,
-    timezone: s.timezone,
-    timeout: s.timeout,
-    instances: s.instances,
-    username: s.username,
-    password: s.password,
-    httpMethod: s.httpMethod,
-    postData: s.postData,
-    httpHeaders: s.httpHeaders,
-    userAgent: s.userAgent,
-    notify: s.notify,
-    notifyEvery: s.notifyEvery,
-    notifyMatch: s.notifyMatch,
-    notifyTime: s.notifyTime,
-    failureThreshold: s.failureThreshold,
-    keyword: s.keyword,
-    pattern: s.pattern,
-    group: s.group,
-    name: s.name,
-  };
-}
 
 /**
  * The next occurrence the live loop should wake for after `plan` was (re-)planned or its last

@@ -1,17 +1,16 @@
-import type { Pending } from './inProcessDurable.ts';
-
-export type Deadline = { at: number; p: Pending };
+/** One redelivery deadline of a pending delivery `p`. */
+export type Deadline<P> = { at: number; p: P };
 
 /** Min-heap of redelivery deadlines. Entries are not removed early: they go stale (see `valid`). */
-export class DeadlineHeap {
-  items: Deadline[] = [];
-  push(item: Deadline) {
+export class DeadlineHeap<P> {
+  items: Deadline<P>[] = [];
+  push(item: Deadline<P>) {
     const a = this.items;
     for (let i = a.push(item) - 1, up = (i - 1) >> 1; i > 0 && a[up].at > a[i].at; i = up, up = (i - 1) >> 1) {
       [a[up], a[i]] = [a[i], a[up]];
     }
   }
-  pop(): Deadline {
+  pop(): Deadline<P> {
     const a = this.items;
     const top = a[0];
     const last = a.pop()!;
@@ -23,7 +22,7 @@ export class DeadlineHeap {
       [a[m], a[i]] = [a[i], a[m]];
     }
   }
-  retain(keep: (item: Deadline) => boolean) {
+  retain(keep: (item: Deadline<P>) => boolean) {
     const kept = this.items.filter(keep);
     this.items = [];
     for (const item of kept) this.push(item);

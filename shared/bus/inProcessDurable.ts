@@ -115,7 +115,7 @@ export class Durable {
   private pending = new Map<number, Pending>();
   private rdq: number[] = []; // due for redelivery, read from rdqHead
   private rdqHead = 0;
-  private heap = new DeadlineHeap();
+  private heap = new DeadlineHeap<Pending>();
   private timer?: { at: number; cancel: () => void };
   private rr = 0;
   private scheduled = false;
@@ -252,7 +252,7 @@ export class Durable {
     if (at < (this.timer?.at ?? Infinity)) this.rearm();
   }
 
-  private valid(e: Deadline) {
+  private valid(e: Deadline<Pending>) {
     return this.pending.get(e.p.seq) === e.p && e.p.deadline === e.at;
   }
 

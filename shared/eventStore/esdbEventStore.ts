@@ -82,9 +82,7 @@ function translate(error: unknown, stream?: string, expected?: ExpectedRevision)
     grpcCode === GrpcStatus.UNAVAILABLE ||
     grpcCode === GrpcStatus.DEADLINE_EXCEEDED;
   const message = error instanceof Error ? error.message : String(error);
-  return Object.assign(new AppError(transient ? 'RATE_LIMITED' : 'INTERNAL', `event store (esdb): ${message}`), {
-    cause: error,
-  });
+  return new AppError(transient ? 'UNAVAILABLE' : 'INTERNAL', `event store (esdb): ${message}`, { cause: error });
 }
 
 function parseJson(value: unknown): unknown {

@@ -31,6 +31,8 @@ import { acquireNotifier, notifyAppended, PAGE_SIZE, releaseNotifier, startSubsc
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes. Default 25 ms. */
   pollIntervalMs?: number;
+  /** How long a write waits for another process's lock before failing as UNAVAILABLE. Default 10 s. */
+  busyTimeoutMs?: number;
 }
 
 // Long enough to ride out another process's batch append, short enough to surface a stuck lock.
@@ -74,9 +76,7 @@ function translate(error: unknown): unknown {
   const message = error instanceof Error ? error.message : String(error);
   const code = error instanceof Database.SqliteError ? error.code : '';
   const busy = code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
-  return Object.assign(new AppError(busy ? 'RATE_LIMITED' : 'INTERNAL', `event store (sqlite): ${message}`), {
-    cause: error,
-  });
+  return new AppError(busy ? 'UNAVAILABLE' : 'INTERNAL', `event store (sqlite): ${message}`, { cause: error });
 }
 
 function toRecorded(row: EventRow): RecordedEvent {
@@ -105,14 +105,15 @@ function satisfies(expected: ExpectedRevision, current: number): boolean {
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
   const pollIntervalMs = options.pollIntervalMs ?? 25;
+  const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   const memory = path === ':memory:';
-  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const db = new Database(path, { timeout: busyTimeoutMs });
   try {
-    if (!memory) useWal(db, BUSY_TIMEOUT_MS);
+    if (!memory) useWal(db, busyTimeoutMs);
     // NORMAL is SQLite's recommended setting under WAL: commits stay atomic and the file stays sound
     // after a crash; only the last commits before a power cut may be lost, not reordered.
     db.pragma('synchronous = NORMAL');
-    retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), BUSY_TIMEOUT_MS);
+    retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), busyTimeoutMs);
   } catch (error) {
     db.close();
     throw translate(error);

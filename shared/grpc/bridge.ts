@@ -2,8 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import { fromBinary, toBinary, create, type MessageShape, type MessageInitShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { randomUUID } from 'node:crypto';
-import { AppError, ERROR_TABLE, isAppError, type ErrorKind } from '../errors.ts';
+import { AppError, isAppError, isErrorKind } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { GRPC_STATUS, UNREACHABLE } from './grpcStatus.ts';
 
 /**
  * protoc-gen-es writes no grpc-js stubs: this bridge turns a generated service descriptor into a
@@ -64,7 +65,7 @@ function toServiceError(error: unknown, where: string, log: Logger): Partial<grp
   const metadata = new grpc.Metadata();
   if (isAppError(error) && error.kind !== 'INTERNAL') {
     metadata.set(KIND_HEADER, error.kind);
-    return { code: ERROR_TABLE[error.kind].grpc, details: wellFormed(error.message), metadata };
+    return { code: GRPC_STATUS[error.kind], details: wellFormed(error.message), metadata };
   }
   const requestId = randomUUID();
   log.error('request failed', { where, requestId, error });
@@ -121,10 +122,9 @@ export function createClient<S extends GenServiceMethods>(service: GenService<S>
 }
 
 function fromServiceError(error: grpc.ServiceError): AppError {
-  const kind = error.metadata?.get(KIND_HEADER)[0] as ErrorKind | undefined;
-  if (kind && kind in ERROR_TABLE) return new AppError(kind, error.details);
-  if (error.code === grpc.status.UNAVAILABLE || error.code === grpc.status.DEADLINE_EXCEEDED) {
-    return new AppError('INTERNAL', `service unavailable: ${error.details}`);
-  }
-  return new AppError('INTERNAL', error.details || error.message);
+  const kind = error.metadata?.get(KIND_HEADER)[0];
+  if (isErrorKind(kind)) return new AppError(kind, error.details, { cause: error });
+  // No kind: the peer never answered (down, unreachable, past the deadline). Worth a retry.
+  if (UNREACHABLE.has(error.code)) return new AppError('UNAVAILABLE', `service unavailable: ${error.details}`, { cause: error });
+  return new AppError('INTERNAL', error.details || error.message, { cause: error });
 }

@@ -5,8 +5,8 @@
  * in memory and fed to the projection directly (SQLite is not what is measured here). Dispatch is
  * measured in plannerDispatch.bench.ts, in a process of its own. BENCH_JOBS overrides the 1,000,000.
  */
-import type { JobEvent } from '../../services/jobs/cronJob.ts';
-import { defaultSettings } from '../../services/jobs/jobSettings.ts';
+import type { JobEvent } from '../../shared/job/index.ts';
+import { defaultSettings } from '../../shared/job/index.ts';
 import { catchUp } from '../../services/planner/catchUp.ts';
 import { ScheduleProjection } from '../../services/planner/scheduleProjection.ts';
 import { TimerHeap } from '../../services/planner/timerHeap.ts';

@@ -12,7 +12,7 @@ import { loadConfig } from '../../shared/config.ts';
 import { openSqliteEventStore } from '../../shared/eventStore/sqliteEventStore.ts';
 import { createLogger } from '../../shared/log.ts';
 import { CONSUMERS, dueRunSubject, ensureTopology } from '../../shared/topology.ts';
-import { defaultSettings } from '../../services/jobs/jobSettings.ts';
+import { defaultSettings } from '../../shared/job/index.ts';
 import { startPlanner } from '../../services/planner/server.ts';
 import { heapUsed, percentiles } from './support.ts';
 

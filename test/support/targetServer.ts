@@ -1,5 +1,6 @@
 // A recording HTTP target in its own process, so measuring Tock's lateness does not share
 // Tock's event loop with the target. GET /__received returns what arrived, as JSON lines.
+// A path under /hang/ is recorded and never answered: a target that holds every call to its timeout.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -14,6 +15,7 @@ const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     received.push(JSON.stringify({ url: req.url, at, scheduled: req.headers['x-tock-scheduled-time'], runId: req.headers['x-tock-run-id'] }));
+    if (req.url?.startsWith('/hang/')) return;
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
   });

@@ -25,14 +25,15 @@ function capturingLogger(lines: { msg: string; fields?: Record<string, unknown> 
 describe('5xx answers never show internals', function () {
   this.timeout(60_000);
 
-  it('a jobs service that is gone answers code 1 (HTTP 500) with a request id, nothing more', async () => {
+  it('a jobs service that is gone answers code 1 (HTTP 503, Retry-After) with a request id, nothing more', async () => {
     const target = await embeddedTarget();
     try {
       await ok(target.api.call('account_get'));
       await target.system.jobs.stop();
       const response = await target.api.call('cron_list');
-      expect(response).to.include({ http: 500, status: 'error', code: 1 });
-      expect(response.message).to.match(/^internal error \(request id [0-9a-f-]{36}\)$/);
+      expect(response).to.include({ http: 503, status: 'error', code: 1 });
+      expect(response.message).to.match(/^the service is busy or unavailable right now; retry in 1 second \(request id [0-9a-f-]{36}\)$/);
+      expect(response.headers.get('retry-after')).to.equal('1');
       expect(response.message).not.to.match(INTERNALS);
       expect(response.headers.get('x-request-id')).to.equal(REQUEST_ID.exec(response.message!)![1]);
     } finally {
@@ -59,8 +60,9 @@ describe('5xx answers never show internals', function () {
 
     const cases: [string, unknown, number, number][] = [
       ['an internal AppError with details', new AppError('INTERNAL', 'event store (sqlite): SQLITE_CORRUPT at /var/lib/tock/events.db'), 1, 500],
-      ['a peer that is unreachable', new AppError('INTERNAL', 'service unavailable: 14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 127.0.0.1:50051'), 1, 500],
-      ['a busy store (another process holds the lock)', new AppError('RATE_LIMITED', 'event store (sqlite): database is locked'), 12, 503],
+      ['a peer that is unreachable', new AppError('UNAVAILABLE', 'service unavailable: 14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 127.0.0.1:50051'), 1, 503],
+      ['a busy store (another process holds the lock)', new AppError('UNAVAILABLE', 'event store (sqlite): database is locked'), 1, 503],
+      ["a peer's rate limit", new AppError('RATE_LIMITED', 'rate limit exceeded on 127.0.0.1'), 12, 503],
       ['a conflict that outlived its retries', new AppError('CONFLICT', 'cronjob-17 is being changed by others right now; try again'), 1, 500],
       ['a plain Error', new Error('TypeError at services/jobs/jobsService.ts:120'), 1, 500],
       ['a thrown string', 'oops', 1, 500],
@@ -74,7 +76,8 @@ describe('5xx answers never show internals', function () {
         const id = REQUEST_ID.exec(response.message!)?.[1];
         expect(id, response.message).to.be.a('string');
         expect(logged.some((l) => l.fields?.requestId === id), 'the cause is logged with the same id').to.equal(true);
-        if (code === 12) expect(response.headers.get('retry-after')).to.equal('1');
+        // Every 503 says when to come back; nothing else does.
+        expect(response.headers.get('retry-after')).to.equal(http === 503 ? '1' : null);
       });
     }
 

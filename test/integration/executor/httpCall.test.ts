@@ -5,7 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildRequest, type RunJob } from '../../../services/executor/buildRequest.ts';
 import { createHttpCaller, type HttpCaller } from '../../../services/executor/httpCall.ts';
-import { judge, TRUNCATION_MARKER } from '../../../services/executor/judge.ts';
+import { judge } from '../../../services/executor/judge.ts';
+import { TRUNCATION_MARKER } from '../../../services/executor/outputCapture.ts';
 import type { RequestSpec } from '../../../services/executor/buildRequest.ts';
 
 interface Seen {
@@ -59,7 +60,7 @@ const echo = (_req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) 
 const spec = (url: string, over: Partial<RequestSpec> = {}): RequestSpec => ({ method: 'GET', url, headers: {}, body: null, timeoutMs: 5000, ...over });
 
 function job(over: Partial<RunJob>): RunJob {
-  return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, keyword: '', pattern: '', ...over };
+  return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, instances: 0, keyword: '', pattern: '', ...over };
 }
 
 /** A free port nobody listens on (for a moment): connecting to it is refused. */

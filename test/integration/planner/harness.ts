@@ -7,7 +7,7 @@ import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStor
 import { DueRunSchema, type DueRun } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { createLogger } from '../../../shared/log.ts';
 import { CONSUMERS, ensureTopology } from '../../../shared/topology.ts';
-import type { JobEvent } from '../../../services/jobs/cronJob.ts';
+import type { JobEvent } from '../../../shared/job/index.ts';
 import type { Planner } from '../../../services/planner/planner.ts';
 import { startPlanner } from '../../../services/planner/server.ts';
 import { T0 } from '../../unit/planner/jobEvents.ts';

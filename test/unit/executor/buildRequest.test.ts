@@ -25,6 +25,7 @@ function job(over: Partial<RunJob> = {}): RunJob {
     password: '',
     userAgent: '',
     timeout: 30,
+    instances: 0,
     keyword: '',
     pattern: '',
     ...over,

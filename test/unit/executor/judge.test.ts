@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { HttpResult } from '../../../services/executor/httpCall.ts';
-import { judge, OutputCapture, TRUNCATION_MARKER } from '../../../services/executor/judge.ts';
+import { judge } from '../../../services/executor/judge.ts';
+import { OutputCapture, TRUNCATION_MARKER } from '../../../services/executor/outputCapture.ts';
 
 function result(over: Partial<HttpResult> = {}): HttpResult {
   return { httpStatus: 200, output: 'all good', downloaded: 8, error: '', ip: '203.0.113.5', startTime: 0, executionTime: 0.1, connectFailed: false, ...over };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { JobEvent } from '../../../services/jobs/cronJob.ts';
+import type { JobEvent } from '../../../shared/job/index.ts';
 import { catchUp, type Watermark } from '../../../services/planner/catchUp.ts';
 import { jitterMs } from '../../../services/planner/occurrences.ts';
 import { ScheduleProjection } from '../../../services/planner/scheduleProjection.ts';

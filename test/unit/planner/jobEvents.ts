@@ -1,5 +1,5 @@
-import type { JobEvent } from '../../../services/jobs/cronJob.ts';
-import { defaultSettings, type JobSettings } from '../../../services/jobs/jobSettings.ts';
+import type { JobEvent } from '../../../shared/job/index.ts';
+import { defaultSettings, type JobSettings } from '../../../shared/job/index.ts';
 
 /** Job events built by hand, as the jobs service would write them (settings fully resolved). */
 export const jobCreated = (id: number, at: number, settings: Partial<JobSettings> = {}, accountId = 1): JobEvent => ({

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { nextRuns, parseSchedule } from '../../../shared/schedule/index.ts';
-import type { JobEvent } from '../../../services/jobs/cronJob.ts';
+import type { JobEvent } from '../../../shared/job/index.ts';
 import type { Watermark } from '../../../services/planner/catchUp.ts';
 import { jitterMs, occurrenceAfter, upcomingRuns } from '../../../services/planner/occurrences.ts';
 import { nextTick, ScheduleProjection } from '../../../services/planner/scheduleProjection.ts';

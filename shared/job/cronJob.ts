@@ -1,6 +1,6 @@
-import type { JobSettings, SettingsInput } from './jobSettings.ts';
+import type { JobSettings, SettingsInput } from './settings.ts';
 
-/** DECISIONS 4: 0 active, 1 disabled by the user, 4 disabled after failures, 5 paused, 6 one-time job done. */
+/** 0 active, 1 disabled by the user, 4 disabled after failures, 5 paused, 6 one-time job done. */
 export const STATUS = { ACTIVE: 0, DISABLED: 1, AUTO_DISABLED: 4, PAUSED: 5, STOPPED: 6 } as const;
 export type JobStatus = (typeof STATUS)[keyof typeof STATUS];
 

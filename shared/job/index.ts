@@ -1,0 +1,31 @@
+/**
+ * The cron job, as jobs and planner both see it: its events and how they fold into its state,
+ * its status rules, its settings (one table) and their validation, its schedule. Pure domain: no
+ * transport, store or generated code.
+ */
+export { STATUS, effectiveStatus, evolveJob, initialJobState, type CronJob, type JobEvent, type JobEventType, type JobState, type JobStatus } from './cronJob.ts';
+export {
+  HTTP_METHODS,
+  SCHEDULE_SETTINGS,
+  SECRET_SETTINGS,
+  SETTINGS,
+  SETTING_NAMES,
+  TARGET_SETTINGS,
+  compactSettings,
+  defaultSettings,
+  literalCopier,
+  normalizeUrl,
+  secretFlag,
+  settingOf,
+  targetOf,
+  type HttpMethod,
+  type JobSettings,
+  type ScheduleName,
+  type Setting,
+  type SettingKind,
+  type SettingName,
+  type SettingsInput,
+  type TargetName,
+  type TargetSettings,
+} from './settings.ts';
+export { compileSchedule, resolveSettings } from './resolveSettings.ts';
