@@ -16,7 +16,7 @@
 
 /** The files that start a service: the only ones the wiring services may import. */
 const ENTRY_POINTS = [
-  '^services/(executor|gateway|jobs|planner)/server\\.ts$',
+  '^services/(executor|gateway|jobs|planner|notifier)/server\\.ts$',
   '^services/logs/logsService\\.ts$',
   // The executor's worker-thread entry (embedded mode runs executors in threads).
   '^services/executor/thread\\.ts$',
@@ -55,10 +55,10 @@ module.exports = {
     },
     {
       name: 'pure-domain',
-      comment: 'The schedule language, the job model and the error table import no transport, store, bus or generated code.',
+      comment: 'The schedule language, the job model, the notification rules and the error table import no transport, store, bus or generated code (a type such as the Decider shape is not code).',
       severity: 'error',
-      from: { path: ['^shared/(schedule|job)/', '^shared/errors\\.ts$'] },
-      to: { path: IMPURE },
+      from: { path: ['^shared/(schedule|job|notify)/', '^shared/errors\\.ts$'] },
+      to: { path: IMPURE, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'schedule-through-its-index',

@@ -56,6 +56,19 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // Notifications: email goes through the operator's SMTP server (unset: email channels fail with
+  // a clear error); the merge window groups an account's notifications into one message per channel.
+  SMTP_HOST: z.string().trim().optional().transform((v) => (v ? v : undefined)),
+  SMTP_PORT: port(587),
+  // implicit: TLS from the first byte (usually port 465); starttls: the upgrade is required;
+  // opportunistic: upgrade when offered; off: plain text (a relay on the same host only).
+  SMTP_TLS: z.enum(['implicit', 'starttls', 'opportunistic', 'off']).default('starttls'),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  SMTP_FROM: z.string().trim().optional().transform((v) => (v ? v : undefined)),
+  TOCK_NOTIFY_WINDOW_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  TOCK_NOTIFY_RETRY_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  TOCK_TELEGRAM_API: z.string().url().default('https://api.telegram.org'),
   // Calls in flight per account on one executor; the rest of that account's runs wait their turn
   // (and beyond ten times this many, are skipped), so one account cannot take every slot. 0: no limit.
   TOCK_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(0).max(1_000_000).default(DEFAULT_ACCOUNT_CONCURRENCY),
@@ -65,9 +78,14 @@ const schema = z.object({
   JOBS_GRPC_PORT: port(50051),
   PLANNER_GRPC_PORT: port(50052),
   LOGS_GRPC_PORT: port(50053),
+  NOTIFIER_GRPC_PORT: port(50054),
   JOBS_ADDR: z.string().optional(),
   PLANNER_ADDR: z.string().optional(),
   LOGS_ADDR: z.string().optional(),
+  NOTIFIER_ADDR: z.string().optional(),
+}).superRefine((c, ctx) => {
+  if (c.SMTP_HOST && !c.SMTP_FROM) ctx.addIssue({ code: 'custom', path: ['SMTP_FROM'], message: 'required when SMTP_HOST is set (the sender address of notification emails)' });
+  if (c.SMTP_USER && c.SMTP_PASSWORD === undefined) ctx.addIssue({ code: 'custom', path: ['SMTP_PASSWORD'], message: 'required when SMTP_USER is set' });
 });
 
 export type Config = z.output<typeof schema>;
@@ -78,6 +96,10 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+/** The SMTP settings of the notifier, or undefined when email is not configured. */
+export const smtpSettings = (c: Config) =>
+  c.SMTP_HOST ? { host: c.SMTP_HOST, port: c.SMTP_PORT, tls: c.SMTP_TLS, user: c.SMTP_USER, password: c.SMTP_PASSWORD, from: c.SMTP_FROM! } : undefined;
 
 /** Reads and validates the configuration; throws ConfigError listing every problem. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

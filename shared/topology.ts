@@ -5,6 +5,8 @@ import type { Bus, ConsumerOptions, StreamConfig } from './bus/bus.ts';
  * - RUNS (work queue): `tock.runs.due.<jobId>`, payload tock.v1.DueRun, message id = run id.
  * - EXECUTIONS (kept 7 days): `tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>`,
  *   payload tock.v1.Execution, message id = run id.
+ * - NOTIFICATIONS (kept 7 days): `tock.notifications.<accountId>.<kind>`, payload
+ *   tock.v1.Notification, message id = notification id.
  */
 export const MINUTE = 60_000;
 
@@ -26,6 +28,17 @@ export const EXECUTIONS_STREAM: StreamConfig = {
   // a busy installation does not fill the disk (or, embedded, the memory) with old executions.
   maxMessages: 10_000_000,
 };
+
+export const NOTIFICATIONS_STREAM: StreamConfig = {
+  name: 'NOTIFICATIONS',
+  subjects: ['tock.notifications.>'],
+  retention: 'limits',
+  duplicateWindowMs: 15 * MINUTE,
+  maxAgeMs: 7 * 24 * 60 * MINUTE,
+  maxMessages: 1_000_000,
+};
+
+export const notificationSubject = (accountId: number, kind: string) => `tock.notifications.${accountId}.${kind}`;
 
 export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
 
@@ -86,6 +99,7 @@ export function ensureTopology(bus: Bus, options: TopologyOptions = {}): Promise
     done = (async () => {
       await bus.ensureStream({ ...RUNS_STREAM, duplicateWindowMs: window(RUNS_STREAM) });
       await bus.ensureStream({ ...EXECUTIONS_STREAM, duplicateWindowMs: window(EXECUTIONS_STREAM), maxMessages: options.executionsKept ?? EXECUTIONS_STREAM.maxMessages });
+      await bus.ensureStream({ ...NOTIFICATIONS_STREAM, duplicateWindowMs: window(NOTIFICATIONS_STREAM), maxMessages: options.executionsKept ?? NOTIFICATIONS_STREAM.maxMessages });
     })();
     done.catch(() => ensured.delete(bus));
     ensured.set(bus, done);

@@ -8,8 +8,9 @@ Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8
   jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs
   logs <job id> [--follow]                                      a job's execution results
   groups list|get|add|edit|delete ...                           job groups
-Operator commands (JOBS_ADDR when set, otherwise the event store of DATA_DIR):
+Operator commands (JOBS_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
   accounts create|list|rotate|disable ...                       accounts and their API tokens
+  channels list|add|edit|delete|test --account ID ...           an account's notification channels
 Anywhere:
   next '<expression>' [--tz ZONE] [--count N] ...               preview a schedule
   --version    --help (also after any command)    --json (on every read)
@@ -25,6 +26,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   groups: async () => (await import('./groupsCommand.ts')).groupsCommand,
   accounts: async () => (await import('./accountsCommand.ts')).accountsCommand,
   account: async () => (await import('./accountsCommand.ts')).accountsCommand,
+  channels: async () => async (args, io) => {
+    // Its own parser takes no --help: answer it here, from its usage text.
+    if (args.includes('--help') || args.includes('-h')) throw new HelpRequest((await import('./channelsCommand.ts')).USAGE);
+    return (await import('./adminChannels.ts')).adminChannels(args, io);
+  },
   next: async () => {
     const { nextCommand } = await import('./nextCommand.ts');
     return (args, io) => nextCommand(args, io.out, io.err);

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
-import type { Config } from '../../shared/config.ts';
+import { smtpSettings, type Config } from '../../shared/config.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
@@ -14,6 +15,7 @@ import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
 import { startJobsServer } from '../jobs/server.ts';
 import { startLogsService } from '../logs/logsService.ts';
+import { startNotifier } from '../notifier/server.ts';
 import { startPlanner } from '../planner/server.ts';
 import { bootstrapFirstAccount } from './bootstrap.ts';
 import { startExecutorThread } from './executorThread.ts';
@@ -45,6 +47,20 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
   const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const notifier = await startNotifier({
+    store,
+    bus,
+    clock,
+    log: log.child({ component: 'notifier' }),
+    address: loopback,
+    allowNetworks: config.TOCK_ALLOW_NETWORKS,
+    smtp: smtpSettings(config),
+    publicUrl: config.TOCK_PUBLIC_URL,
+    telegramApi: config.TOCK_TELEGRAM_API,
+    windowMs: config.TOCK_NOTIFY_WINDOW_MS,
+    retry: { baseMs: config.TOCK_NOTIFY_RETRY_MS, maxMs: 15 * 60_000 },
+    topology: EMBEDDED_TOPOLOGY,
+  });
   const executorSettings = {
     bus,
     log: log.child({ component: 'executor' }),
@@ -62,6 +78,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     jobs: createClient(JobsService, jobs.address),
     planner: createClient(PlannerService, planner.address),
     logs: createClient(LogsService, logs.address),
+    notifier: createClient(NotifierService, notifier.address),
   };
   const token = await bootstrapFirstAccount(clients.jobs, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
   const gateway = await startGatewayServer({
@@ -78,6 +95,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     jobs,
     planner,
     logs,
+    notifier,
     executor,
     jobsClient: clients.jobs,
     clients,
@@ -88,6 +106,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
       for (const client of Object.values(clients)) client.close();
       await executor.stop();
       await planner.stop();
+      await notifier.stop();
       await logs.stop();
       await jobs.stop();
       await bus.close();

@@ -2,7 +2,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { isIP, type Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { RequestSpec } from './buildRequest.ts';
-import { createEgressGuard, isEgressRefused, type EgressGuard } from './egressGuard.ts';
+import { createEgressGuard, isEgressRefused, type EgressGuard } from '../../shared/egressGuard.ts';
 import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './outputCapture.ts';
 import { redirectTarget } from './redirect.ts';

@@ -1,4 +1,4 @@
-import { isEgressRefused } from './egressGuard.ts';
+import { isEgressRefused } from '../../shared/egressGuard.ts';
 
 // Failures where no connection came up at all: FC retries these once.
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ECONNRESET', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -1,16 +1,18 @@
 import { AppError } from '../../shared/errors.ts';
 import { GroupDeleteMode, JobAction, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
-import { accountRecord, groupRecord, jobRecord, logRecord } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
   planner?: ServiceClient<(typeof PlannerService)['method']>;
   logs?: ServiceClient<(typeof LogsService)['method']>;
+  notifier?: ServiceClient<(typeof NotifierService)['method']>;
 }
 
 export interface Call {
@@ -57,6 +59,21 @@ const need = <T>(client: T | undefined, what: string): T => {
   return client;
 };
 
+/**
+ * notifyChannels names channels of the notifier's: each id must be one of the account's channels
+ * (another account's, or a deleted one, is refused like a typo), checked before anything changes.
+ */
+async function checkChannels(c: Clients, accountId: bigint, settings: { notifyChannels?: string }[]) {
+  const named = settings.flatMap((s, i) => (s.notifyChannels ?? '').split(',').map((p) => p.trim()).filter(Boolean).map((p) => ({ i, p })));
+  if (!named.length) return;
+  const owned = new Set((await need(c.notifier, 'notifier').channelList({ accountId })).channels.map((ch) => String(ch.id)));
+  const missing = named.find(({ p }) => /^\d+$/.test(p) && !owned.has(String(Number(p))));
+  if (missing) {
+    const where = settings.length > 1 ? `data[${missing.i}].` : '';
+    throw new AppError('INVALID_PARAMETER', `${where}notifyChannels: channel ${missing.p} not found`);
+  }
+}
+
 /** Adds nextRun (from the planner, which owns it) to job records. */
 async function records(jobs: CronJob[], c: Clients, accountId: bigint) {
   const live = jobs.filter((j) => !j.deleted);
@@ -97,6 +114,9 @@ const groupDelete = (mode: GroupDeleteMode): Fn => async ({ params, accountId },
   return mode === GroupDeleteMode.EMPTY ? groupRecord({ ...group, jobCount: 0 }) : groupRecord(group, true);
 };
 
+/** The address parameters of a channel present in the request (absent stays absent). */
+const channelAddress = (params: Params) => ({ email: params.str('email'), url: params.str('url'), botToken: params.str('botToken'), chatId: params.str('chatId') });
+
 /** The API, one entry per function of spec 4.2 and DECISIONS 3-4. */
 export const FUNCTIONS: Record<string, Fn> = {
   cron_list: async ({ params, accountId }, c) => {
@@ -107,7 +127,9 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_get: async ({ params, accountId }, c) => record(await c.jobs.getJob({ accountId, id: id(params) }), c, accountId),
   cron_add: async ({ params, accountId }, c) => {
     const run = runOrder(params);
-    const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settingsFrom(params)], runs: run ? [run] : [] });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
     return record(jobs[0], c, accountId);
   },
   cron_batch_add: async ({ json, accountId, canonical }, c) => {
@@ -121,6 +143,7 @@ export const FUNCTIONS: Record<string, Fn> = {
       }),
     );
     try {
+      await checkChannels(c, accountId, elements.map((e) => e.settings));
       const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run) });
       return records(jobs, c, accountId);
     } catch (error) {
@@ -130,15 +153,21 @@ export const FUNCTIONS: Record<string, Fn> = {
     }
   },
   cron_edit: async ({ params, accountId }, c) => {
-    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings: settingsFrom(params), run: runOrder(params) });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: runOrder(params) });
     return record(jobs[0], c, accountId);
   },
   cron_batch_edit: async ({ params, accountId }, c) => {
-    const { jobs } = await c.jobs.editJobs({ accountId, ids: ids(params), settings: settingsFrom(params) });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.editJobs({ accountId, ids: ids(params), settings });
     return records(jobs, c, accountId);
   },
   cron_group_edit: async ({ params, accountId }, c) => {
-    const { jobs } = await c.jobs.editJobs({ accountId, groupId: id(params), settings: settingsFrom(params) });
+    const settings = settingsFrom(params);
+    await checkChannels(c, accountId, [settings]);
+    const { jobs } = await c.jobs.editJobs({ accountId, groupId: id(params), settings });
     return records(jobs, c, accountId);
   },
   cron_enable: action(JobAction.ENABLE, true),
@@ -189,6 +218,16 @@ export const FUNCTIONS: Record<string, Fn> = {
     await c.jobs.getGroup({ accountId, id: groupId });
     const { page, limit } = paging(params, 1000);
     return records((await c.jobs.listJobs({ accountId, groupId, page, limit })).jobs, c, accountId);
+  },
+  channel_list: async ({ accountId }, c) => (await need(c.notifier, 'notifier').channelList({ accountId })).channels.map(channelRecord),
+  channel_add: async ({ params, accountId }, c) =>
+    channelRecord(await need(c.notifier, 'notifier').channelAdd({ accountId, type: params.str('type') ?? '', name: params.str('name') ?? '', ...channelAddress(params) })),
+  channel_edit: async ({ params, accountId }, c) =>
+    channelRecord(await need(c.notifier, 'notifier').channelEdit({ accountId, id: id(params), name: params.str('name'), enabled: params.bool('enabled'), ...channelAddress(params) })),
+  channel_delete: async ({ params, accountId }, c) => channelRecord(await need(c.notifier, 'notifier').channelDelete({ accountId, id: id(params) })),
+  channel_test: async ({ params, accountId }, c) => {
+    const reply = await need(c.notifier, 'notifier').channelTest({ accountId, id: id(params) });
+    return { delivered: reply.delivered, error: reply.error };
   },
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),

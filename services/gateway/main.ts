@@ -1,6 +1,7 @@
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createLogger } from '../../shared/log.ts';
@@ -13,6 +14,7 @@ const clients = {
   jobs: createClient(JobsService, config.JOBS_ADDR ?? `127.0.0.1:${config.JOBS_GRPC_PORT}`),
   planner: createClient(PlannerService, config.PLANNER_ADDR ?? `127.0.0.1:${config.PLANNER_GRPC_PORT}`),
   logs: createClient(LogsService, config.LOGS_ADDR ?? `127.0.0.1:${config.LOGS_GRPC_PORT}`),
+  notifier: createClient(NotifierService, config.NOTIFIER_ADDR ?? `127.0.0.1:${config.NOTIFIER_GRPC_PORT}`),
 };
 const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, log, host: config.HOST, port: config.PORT });
 onShutdown(log, async () => {

@@ -24,6 +24,13 @@ const PARAMS: Record<string, Schema> = {
   priority: int('group priority'),
   timezone: str('IANA time zone name'),
   nextLimit: int('how many run times (1-100)', { minimum: 1, maximum: 100, default: 10 }),
+  channelId: int('the channel id', { minimum: 1 }),
+  channelType: str('the kind of channel', { enum: ['email', 'webhook', 'slack', 'discord', 'teams', 'telegram'] }),
+  email: str('email channel: the address'),
+  channelUrl: str('webhook, slack, discord, teams: the URL to POST to (a secret: shown masked afterwards)'),
+  botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
+  chatId: str('telegram: the numeric chat id or @channel name'),
+  enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
 };
 
 /** The settable fields of a cron job (docs/api.md "Settings"). */
@@ -48,6 +55,7 @@ export const JOB_SETTINGS: Record<string, Schema> = {
   notifyEvery: int('notify on every n-th consecutive failure', { minimum: 1, maximum: 100, default: 1 }),
   notifyMatch: str("notify when the output contains it (or, with a leading '!', does not)", { maxLength: 255 }),
   notifyTime: { description: 'notify when a run takes longer than this many seconds (0 or null: off)', type: ['integer', 'null'], minimum: 0, maximum: 86400 },
+  notifyChannels: str('channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', { pattern: '^[0-9, ]*$' }),
   group: { description: 'group id; 0 or null: none', type: ['integer', 'null'], minimum: 0 },
   name: str('job name', { maxLength: 255 }),
 };
@@ -98,6 +106,26 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   group_vanish: { summary: 'Delete a group and its jobs', params: ['id'], required: ['id'], returns: GROUP },
   group_empty: { summary: "Delete a group's jobs", params: ['id'], required: ['id'], returns: GROUP },
   group_items: { summary: "A group's jobs", params: ['id', 'page', 'limit'], required: ['id'], returns: JOBS },
+  channel_list: { summary: "The account's notification channels (addresses masked)", returns: list(ref('Channel')) },
+  channel_add: {
+    summary: 'Add a notification channel; a webhook answers its signing secret, only here',
+    params: [['type', PARAMS.channelType], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId'],
+    required: ['type'],
+    returns: ref('Channel'),
+  },
+  channel_edit: {
+    summary: 'Rename, re-address, disable or re-enable a channel',
+    params: [['id', PARAMS.channelId], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'enabled'],
+    required: ['id'],
+    returns: ref('Channel'),
+  },
+  channel_delete: { summary: 'Delete a channel', params: [['id', PARAMS.channelId]], required: ['id'], returns: ref('Channel') },
+  channel_test: {
+    summary: 'Send a test message to a channel now',
+    params: [['id', PARAMS.channelId]],
+    required: ['id'],
+    returns: { type: 'object', properties: { delivered: bool('whether the channel accepted it'), error: str('why not') } },
+  },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
 };
@@ -152,6 +180,23 @@ const SCHEMAS: Record<string, Schema> = {
           executionTime: { type: 'number', description: 'seconds' },
         },
       },
+    },
+  },
+  Channel: {
+    type: 'object',
+    properties: {
+      id: int('channel id'),
+      type: str('email, webhook, slack, discord, teams or telegram'),
+      name: str('name'),
+      email: str('email channels: the address'),
+      url: str('URL channels: scheme and host, the rest masked'),
+      botToken: str('telegram: masked'),
+      chatId: str('telegram: the chat'),
+      enabled: bool('false after 5 failed deliveries in a row, or when disabled by channel_edit'),
+      failures: int('failed delivery attempts in a row'),
+      lastError: str('the last delivery error'),
+      createdAt: int('Unix time'),
+      secret: str('webhook channels, in the answer of channel_add only: the HMAC key of X-Tock-Signature'),
     },
   },
   HistoryEntry: {

@@ -1,6 +1,7 @@
 import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
+import type { Channel } from '../../shared/gen/tock/v1/notifier_pb.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
 
@@ -69,5 +70,22 @@ export function logRecord(entry: LogEntry) {
       server: e.server,
       executionTime: e.executionTime,
     },
+  };
+}
+
+/** A notification channel: its address masked (an email in full); a webhook's `secret` only in channel_add's answer. */
+export function channelRecord(c: Channel) {
+  const address =
+    c.type === 'email' ? { email: c.email } : c.type === 'telegram' ? { botToken: c.botToken, chatId: c.chatId } : { url: c.url };
+  return {
+    id: Number(c.id),
+    type: c.type,
+    name: c.name,
+    ...address,
+    enabled: c.enabled,
+    failures: c.failures,
+    lastError: c.lastError,
+    createdAt: Number(c.createdAt),
+    ...(c.secret ? { secret: c.secret } : {}),
   };
 }

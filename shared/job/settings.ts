@@ -64,6 +64,19 @@ const zeroClears = (min: number, max: number, unit = '') => {
 
 const trim = (value: string) => value.trim();
 
+export const MAX_NOTIFY_CHANNELS = 50;
+
+/** notifyChannels: channel ids, comma-separated, in canonical form ("3,7"); empty: every channel. */
+function normalizeChannelList(raw: string): string {
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const ids = parts.map((p) => {
+    if (!/^\d{1,15}$/.test(p) || Number(p) < 1) throw invalid('notifyChannels', `must be channel ids separated by commas (e.g. 3,7), got "${raw.slice(0, 60)}"`);
+    return Number(p);
+  });
+  if (ids.length > MAX_NOTIFY_CHANNELS) throw invalid('notifyChannels', `at most ${MAX_NOTIFY_CHANNELS} channels, got ${ids.length}`);
+  return [...new Set(ids)].sort((a, b) => a - b).join(',');
+}
+
 /** FC: a URL without a scheme gets http://. Only http(s) targets with a host are accepted. */
 export function normalizeUrl(raw: string): string {
   const trimmed = raw.trim();
@@ -137,6 +150,7 @@ export const SETTINGS = {
   notifyMatch: text({ default: '', check: maxLength(255) }),
   notifyTime: optionalInt({ default: null, check: zeroClears(0, 86_400, ' seconds') }),
   failureThreshold: int({ default: 20, check: intRange(1, 100) }),
+  notifyChannels: text({ default: '', normalize: normalizeChannelList }),
   keyword: text({ default: '', check: maxLength(100), target: true }),
   pattern: text({ default: '', check: maxLength(255), target: true }),
 } as const;

@@ -1,7 +1,7 @@
 /** DECISIONS 4: spec 2.1's fields, every settable field but the password, and ours. */
 export const RECORD_KEYS = [
   'id', 'group', 'name', 'expression', 'filter', 'timezone', 'url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'hasPassword',
-  'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'keyword',
+  'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'notifyChannels', 'keyword',
   'pattern', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
 ];
 

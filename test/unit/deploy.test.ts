@@ -21,11 +21,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const K8S = join(ROOT, 'deploy/k8s');
 const BASE = join(K8S, 'base');
 const OVERLAYS = join(K8S, 'overlays');
-const SERVICES = ['gateway', 'jobs', 'planner', 'logs', 'executor'] as const;
+const SERVICES = ['gateway', 'jobs', 'planner', 'logs', 'notifier', 'executor'] as const;
 const GRPC = [
   { addr: 'JOBS_ADDR', portVar: 'JOBS_GRPC_PORT', service: 'jobs' },
   { addr: 'PLANNER_ADDR', portVar: 'PLANNER_GRPC_PORT', service: 'planner' },
   { addr: 'LOGS_ADDR', portVar: 'LOGS_GRPC_PORT', service: 'logs' },
+  { addr: 'NOTIFIER_ADDR', portVar: 'NOTIFIER_GRPC_PORT', service: 'notifier' },
 ] as const;
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
 

@@ -33,6 +33,7 @@ inBothModes('cron job functions with valid input', (target) => {
         notifyMatch: '',
         notifyTime: null,
         failureThreshold: 20,
+        notifyChannels: '',
         keyword: '',
         pattern: '',
         group: null,

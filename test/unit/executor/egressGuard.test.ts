@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { LookupAddress } from 'node:dns';
-import { createEgressGuard, isEgressRefused, parseCidr, parseIp } from '../../../services/executor/egressGuard.ts';
+import { createEgressGuard, isEgressRefused, parseCidr, parseIp } from '../../../shared/egressGuard.ts';
 
 describe('egress guard', () => {
   const guard = createEgressGuard([]);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/events.proto.
  */
 export const file_tock_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSL4AQoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJItMBCgZEdWVSdW4SDgoGcnVuX2lkGAEgASgJEiIKBnRhcmdldBgCIAEoCzISLnRvY2sudjEuUnVuVGFyZ2V0EhQKDHNjaGVkdWxlZF9hdBgDIAEoAxIVCg1vY2N1cnJlbmNlX2F0GAQgASgDEhQKB3BheWxvYWQYBSABKAlIAIgBARIOCgZtaXNzZWQYBiABKAUSEgoKbGF0ZV9ieV9tcxgHIAEoAxIOCgZtYW51YWwYCCABKAgSEgoKcGxhbm5lZF9hdBgJIAEoA0IKCghfcGF5bG9hZCLvAgoJRXhlY3V0aW9uEg4KBnJ1bl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAMSEgoKYWNjb3VudF9pZBgDIAEoAxIqCgdvdXRjb21lGAQgASgOMhkudG9jay52MS5FeGVjdXRpb25PdXRjb21lEgwKBHRpbWUYBSABKAMSFQoNc3RhcnRfdGltZV9tcxgGIAEoAxISCgpkb3dubG9hZGVkGAcgASgDEhMKC2h0dHBfc3RhdHVzGAggASgFEg0KBWVycm9yGAkgASgJEg4KBm91dHB1dBgKIAEoCRIUCgdwYXlsb2FkGAsgASgJSACIAQESCgoCaXAYDCABKAkSDgoGc2VydmVyGA0gASgJEhYKDmV4ZWN1dGlvbl90aW1lGA4gASgBEhIKCmxhdGVfYnlfbXMYDyABKAMSCwoDdXJsGBAgASgJEg4KBm1hbnVhbBgRIAEoCBIOCgZtaXNzZWQYEiABKAVCCgoIX3BheWxvYWQqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
+  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSL4AQoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJItMBCgZEdWVSdW4SDgoGcnVuX2lkGAEgASgJEiIKBnRhcmdldBgCIAEoCzISLnRvY2sudjEuUnVuVGFyZ2V0EhQKDHNjaGVkdWxlZF9hdBgDIAEoAxIVCg1vY2N1cnJlbmNlX2F0GAQgASgDEhQKB3BheWxvYWQYBSABKAlIAIgBARIOCgZtaXNzZWQYBiABKAUSEgoKbGF0ZV9ieV9tcxgHIAEoAxIOCgZtYW51YWwYCCABKAgSEgoKcGxhbm5lZF9hdBgJIAEoA0IKCghfcGF5bG9hZCLvAgoJRXhlY3V0aW9uEg4KBnJ1bl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAMSEgoKYWNjb3VudF9pZBgDIAEoAxIqCgdvdXRjb21lGAQgASgOMhkudG9jay52MS5FeGVjdXRpb25PdXRjb21lEgwKBHRpbWUYBSABKAMSFQoNc3RhcnRfdGltZV9tcxgGIAEoAxISCgpkb3dubG9hZGVkGAcgASgDEhMKC2h0dHBfc3RhdHVzGAggASgFEg0KBWVycm9yGAkgASgJEg4KBm91dHB1dBgKIAEoCRIUCgdwYXlsb2FkGAsgASgJSACIAQESCgoCaXAYDCABKAkSDgoGc2VydmVyGA0gASgJEhYKDmV4ZWN1dGlvbl90aW1lGA4gASgBEhIKCmxhdGVfYnlfbXMYDyABKAMSCwoDdXJsGBAgASgJEg4KBm1hbnVhbBgRIAEoCBIOCgZtaXNzZWQYEiABKAVCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
 
 /**
  * What an executor needs to call a job's URL: a snapshot taken by the planner when it emits the run.
@@ -275,6 +275,145 @@ export type Execution = Message<"tock.v1.Execution"> & {
  */
 export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
   messageDesc(file_tock_v1_events, 2);
+
+/**
+ * One reason to notify: a run of a job that failed, recovered, matched notifyMatch or was slow.
+ *
+ * @generated from message tock.v1.NotificationTrigger
+ */
+export type NotificationTrigger = Message<"tock.v1.NotificationTrigger"> & {
+  /**
+   * @generated from field: int64 job_id = 1;
+   */
+  jobId: bigint;
+
+  /**
+   * @generated from field: string job_name = 2;
+   */
+  jobName: string;
+
+  /**
+   * The job's URL with any credentials masked (***:***@).
+   *
+   * @generated from field: string job_url = 3;
+   */
+  jobUrl: string;
+
+  /**
+   * @generated from field: int64 group = 4;
+   */
+  group: bigint;
+
+  /**
+   * failed, disabled, okay, match or slow.
+   *
+   * @generated from field: string kind = 5;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: repeated string reasons = 6;
+   */
+  reasons: string[];
+
+  /**
+   * Consecutive failures at this run.
+   *
+   * @generated from field: int32 fail = 7;
+   */
+  fail: number;
+
+  /**
+   * @generated from field: string run_id = 8;
+   */
+  runId: string;
+
+  /**
+   * Scheduled time of the run, Unix seconds.
+   *
+   * @generated from field: int64 time = 9;
+   */
+  time: bigint;
+
+  /**
+   * @generated from field: int32 http_status = 10;
+   */
+  httpStatus: number;
+
+  /**
+   * @generated from field: string error = 11;
+   */
+  error: string;
+
+  /**
+   * At most the first 1000 characters.
+   *
+   * @generated from field: string output = 12;
+   */
+  output: string;
+
+  /**
+   * @generated from field: int64 downloaded = 13;
+   */
+  downloaded: bigint;
+
+  /**
+   * @generated from field: double execution_time = 14;
+   */
+  executionTime: number;
+};
+
+/**
+ * Describes the message tock.v1.NotificationTrigger.
+ * Use `create(NotificationTriggerSchema)` to create a new message.
+ */
+export const NotificationTriggerSchema: GenMessage<NotificationTrigger> = /*@__PURE__*/
+  messageDesc(file_tock_v1_events, 3);
+
+/**
+ * NATS subject tock.notifications.<accountId>.<kind>, stream NOTIFICATIONS, message id = id.
+ * One per decided notification (the triggers of an account merged within the merge window);
+ * kind is that of the first trigger. Channel addresses and secrets are never part of it.
+ *
+ * @generated from message tock.v1.Notification
+ */
+export type Notification = Message<"tock.v1.Notification"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: int64 account_id = 2;
+   */
+  accountId: bigint;
+
+  /**
+   * When it was decided, ms since the epoch.
+   *
+   * @generated from field: int64 at = 3;
+   */
+  at: bigint;
+
+  /**
+   * @generated from field: repeated tock.v1.NotificationTrigger triggers = 4;
+   */
+  triggers: NotificationTrigger[];
+
+  /**
+   * The channels it is delivered to.
+   *
+   * @generated from field: repeated int64 channel_ids = 5;
+   */
+  channelIds: bigint[];
+};
+
+/**
+ * Describes the message tock.v1.Notification.
+ * Use `create(NotificationSchema)` to create a new message.
+ */
+export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
+  messageDesc(file_tock_v1_events, 4);
 
 /**
  * @generated from enum tock.v1.ExecutionOutcome

@@ -1,0 +1,47 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { NotifierService, type ChannelSchema } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
+import { maskAddress, type Channel, type ChannelAddress } from '../../shared/notify/index.ts';
+import type { ChannelService } from './channelService.ts';
+
+type Impl = ServiceImpl<(typeof NotifierService)['method']>;
+
+/** A channel as answers show it: the address masked; the secret only when `withSecret` (creation). */
+export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape<typeof ChannelSchema> {
+  const shown = maskAddress(c);
+  return {
+    id: BigInt(c.id),
+    type: c.type,
+    name: c.name,
+    email: shown.email ?? '',
+    url: shown.url ?? '',
+    botToken: shown.botToken ?? '',
+    chatId: shown.chatId ?? '',
+    enabled: c.enabled,
+    failures: c.failures,
+    lastError: c.lastError,
+    createdAt: BigInt(Math.floor(c.createdAt / 1000)),
+    secret: withSecret ? c.secret : '',
+  };
+}
+
+const addressOf = (r: { email?: string; url?: string; botToken?: string; chatId?: string }): ChannelAddress =>
+  Object.fromEntries(Object.entries({ email: r.email, url: r.url, botToken: r.botToken, chatId: r.chatId }).filter(([, v]) => v !== undefined && v !== ''));
+
+export function notifierGrpcImpl(channels: ChannelService): Impl {
+  return {
+    channelList: async (r) => ({ channels: channels.list(Number(r.accountId)).map((c) => toProtoChannel(c)) }),
+    channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r) }), true),
+    channelEdit: async (r) => {
+      const address = addressOf(r);
+      return toProtoChannel(
+        await channels.edit(Number(r.accountId), Number(r.id), { name: r.name, enabled: r.enabled, address: Object.keys(address).length ? address : undefined }),
+      );
+    },
+    channelDelete: async (r) => toProtoChannel(await channels.remove(Number(r.accountId), Number(r.id))),
+    channelTest: async (r) => {
+      const outcome = await channels.test(Number(r.accountId), Number(r.id));
+      return { delivered: outcome.ok, error: outcome.error };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { createLogger } from '../../shared/log.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { onShutdown } from '../../shared/runMain.ts';
+import { startNotifier } from './server.ts';
+
+// Distributed mode: the notifier on its own (any number of replicas), executions from NATS.
+const config = loadConfigOrExit();
+const log = createLogger('notifier', {}, config.LOG_LEVEL);
+if (!config.NATS_URL) {
+  process.stderr.write('config error: NATS_URL: required to run the notifier on its own (e.g. nats://127.0.0.1:4222)\n');
+  process.exit(1);
+}
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier' }).catch((error: unknown) => {
+  process.stderr.write(`notifier: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
+const store = openStore(config);
+const notifier = await startNotifier({
+  store,
+  bus,
+  clock: systemClock,
+  log,
+  address: `${config.GRPC_HOST}:${config.NOTIFIER_GRPC_PORT}`,
+  allowNetworks: config.TOCK_ALLOW_NETWORKS,
+  smtp: smtpSettings(config),
+  publicUrl: config.TOCK_PUBLIC_URL,
+  telegramApi: config.TOCK_TELEGRAM_API,
+  windowMs: config.TOCK_NOTIFY_WINDOW_MS,
+  retry: { baseMs: config.TOCK_NOTIFY_RETRY_MS, maxMs: 15 * 60_000 },
+}).catch(async (error: unknown) => {
+  log.error('notifier failed to start', { error });
+  await bus.close().catch(() => undefined);
+  process.exit(1);
+});
+onShutdown(log, async () => {
+  await notifier.stop();
+  await bus.close();
+  await store.close();
+});

@@ -1,0 +1,175 @@
+import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import {
+  batchDueAt,
+  channelDecider,
+  evolveDelivery,
+  evolveJobNotify,
+  initialJobNotifyState,
+  type BatchEvent,
+  type Channel,
+  type ChannelEvent,
+  type DeliveryEvent,
+  type DeliveryState,
+  type JobNotifyEvent,
+  type JobNotifyState,
+  type NotificationDecided,
+  type Trigger,
+  TRIGGER_STALE_MS,
+} from '../../shared/notify/index.ts';
+import { evolveJobRecord, jobFacts, type JobRecord } from './jobFacts.ts';
+
+/** A decided notification whose deliveries are not all final yet. */
+export interface OpenNotification {
+  decided: NotificationDecided;
+  deliveries: DeliveryState;
+}
+
+/**
+ * The notifier's read model, projected in memory from the event store at every start: the jobs,
+ * groups and accounts it needs to decide, the channels, the triggers not yet merged into a
+ * notification, and the notifications not yet delivered everywhere. Disposable by construction.
+ */
+export class NotifierView {
+  private jobs = new Map<number, JobRecord>();
+  private groupNames = new Map<number, string>();
+  private disabledAccounts = new Set<number>();
+  private channels = new Map<number, Channel>();
+  private notifyStates = new Map<number, JobNotifyState>();
+  /** Per account: triggers decided by the rules and not yet part of a notification. */
+  private pending = new Map<number, Map<string, Trigger>>();
+  /** Per account: when its oldest pending trigger was decided (the merge window runs from it). */
+  private oldest = new Map<number, number>();
+  private open = new Map<string, OpenNotification>();
+  private position = -1n;
+  private waiters: { position: bigint; resolve: () => void }[] = [];
+  private subscription: Subscription | null = null;
+  constructor(private readonly now: () => number = Date.now) {}
+  /** Called after each applied event: the dispatcher looks again for what is due. */
+  onChange: () => void = () => undefined;
+
+  async start(store: EventStore, onError: (error: unknown) => void) {
+    this.subscription = store.subscribe({}, (event) => this.apply(event), onError);
+    await this.subscription.caughtUp;
+  }
+
+  async stop() {
+    await this.subscription?.close();
+  }
+
+  waitFor(position: bigint | null): Promise<void> {
+    if (position === null || this.position >= position) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+  }
+
+  apply(event: RecordedEvent) {
+    const dash = event.stream.indexOf('-');
+    const category = event.stream.slice(0, dash);
+    const key = event.stream.slice(dash + 1);
+    switch (category) {
+      case 'cronjob': {
+        const job = evolveJobRecord(this.jobs.get(Number(key)), event.type, event.data);
+        if (job) this.jobs.set(job.id, job);
+        break;
+      }
+      case 'group':
+        if (event.type === 'GroupCreated' || (event.type === 'GroupEdited' && event.data.name)) this.groupNames.set(Number(key), event.data.name);
+        break;
+      case 'account':
+        if (event.type === 'AccountDisabled') this.disabledAccounts.add(Number(key));
+        break;
+      case 'channel': {
+        const channel = channelDecider.evolve(this.channels.get(Number(key)) ?? null, event as unknown as ChannelEvent);
+        if (channel) this.channels.set(channel.id, channel);
+        break;
+      }
+      case 'notifyjob':
+        this.applyNotifyJob(Number(key), event as unknown as JobNotifyEvent);
+        break;
+      case 'notifications':
+        this.applyDecided(event as unknown as BatchEvent);
+        break;
+      case 'notification': {
+        const open = this.open.get(key);
+        if (open) {
+          open.deliveries = evolveDelivery(open.deliveries, event as unknown as DeliveryEvent);
+          if (open.decided.routes.every((r) => isFinal(open.deliveries, r.channelId))) this.open.delete(key);
+        }
+        break;
+      }
+    }
+    this.position = event.position;
+    if (this.waiters.length) {
+      const ready = this.waiters.filter((w) => w.position <= this.position);
+      this.waiters = this.waiters.filter((w) => w.position > this.position);
+      for (const w of ready) w.resolve();
+    }
+    if (category === 'notifyjob' || category === 'notifications' || category === 'notification' || category === 'channel') this.onChange();
+  }
+
+  private applyNotifyJob(jobId: number, event: JobNotifyEvent) {
+    this.notifyStates.set(jobId, evolveJobNotify(this.notifyStates.get(jobId) ?? initialJobNotifyState(), event));
+    if (event.type !== 'NotificationTriggered') return;
+    const trigger = event.data.trigger;
+    // Rebuilding after a long outage: old triggers are history, not news (see TRIGGER_STALE_MS).
+    if (trigger.at < this.now() - TRIGGER_STALE_MS) return;
+    const pending = this.pending.get(trigger.job.accountId) ?? new Map<string, Trigger>();
+    pending.set(trigger.key, trigger);
+    this.pending.set(trigger.job.accountId, pending);
+    this.oldest.set(trigger.job.accountId, Math.min(this.oldest.get(trigger.job.accountId) ?? Infinity, trigger.at));
+  }
+
+  private applyDecided(event: BatchEvent) {
+    if (event.type !== 'NotificationDecided') return;
+    const decided = event.data;
+    const pending = this.pending.get(decided.accountId);
+    // A trigger is always stored before the decision that takes it: deleting it here is enough.
+    for (const t of decided.triggers) pending?.delete(t.key);
+    if (pending && pending.size === 0) {
+      this.pending.delete(decided.accountId);
+      this.oldest.delete(decided.accountId);
+    } else if (pending) this.oldest.set(decided.accountId, batchDueAt(pending.values(), 0)!);
+    if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {} });
+  }
+
+  /** The facts the rules need about a job, or undefined when the notifier does not know it. */
+  facts(jobId: number) {
+    const job = this.jobs.get(jobId);
+    if (!job) return undefined;
+    return jobFacts(job, job.group === null ? '' : (this.groupNames.get(job.group) ?? ''), this.disabledAccounts.has(job.accountId));
+  }
+
+  /** Whether an execution of this job can matter at all; healthy runs of plain jobs are skipped cheaply. */
+  successMatters(jobId: number): boolean {
+    const job = this.jobs.get(jobId);
+    if (!job) return false;
+    const state = this.notifyStates.get(jobId);
+    return Boolean(job.notifyMatch || job.notifyTime || (state && (state.fail > 0 || state.notified)));
+  }
+
+  pendingByAccount(): Map<number, Map<string, Trigger>> {
+    return this.pending;
+  }
+
+  /** When each account's oldest pending trigger was decided. */
+  oldestPending(): Map<number, number> {
+    return this.oldest;
+  }
+
+  openNotifications(): IterableIterator<OpenNotification> {
+    return this.open.values();
+  }
+
+  channel(id: number): Channel | undefined {
+    return this.channels.get(id);
+  }
+
+  /** The account's channels (deleted ones left out), by id. */
+  channelsOf(accountId: number): Channel[] {
+    return [...this.channels.values()].filter((c) => c.accountId === accountId && !c.deleted).sort((a, b) => a.id - b.id);
+  }
+}
+
+const isFinal = (deliveries: DeliveryState, channelId: number) => {
+  const status = deliveries[String(channelId)]?.status;
+  return status === 'delivered' || status === 'abandoned';
+};

@@ -1,0 +1,111 @@
+import { isIP } from 'node:net';
+import nodemailer from 'nodemailer';
+import { Agent, request } from 'undici';
+import { createEgressGuard, isEgressRefused } from '../../shared/egressGuard.ts';
+import { emailMessage, httpMessage, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** implicit: TLS from the first byte (465); starttls: must upgrade; opportunistic: upgrade when offered; off: never. */
+  tls: 'implicit' | 'starttls' | 'opportunistic' | 'off';
+  user?: string;
+  password?: string;
+  from: string;
+}
+
+export interface SendOutcome {
+  ok: boolean;
+  /** A sentence for channel_list; never the channel's address or secret. */
+  error: string;
+  /** The receiver's Retry-After, ms. */
+  retryAfterMs: number | null;
+}
+
+export interface Senders {
+  send(channel: Channel, triggers: Trigger[], now: number): Promise<SendOutcome>;
+  close(): Promise<void>;
+}
+
+export interface SendersOptions {
+  smtp?: SmtpSettings;
+  allowNetworks: string[];
+  publicUrl?: string;
+  telegramApi?: string;
+  timeoutMs?: number;
+}
+
+/** `Retry-After`: seconds, or an HTTP date. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return null;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * Sends one channel's message: email over the operator's SMTP server (nodemailer), everything
+ * else as an HTTP POST behind the same egress guard as job calls (private, loopback and metadata
+ * addresses refused unless TOCK_ALLOW_NETWORKS opens them), never following redirects.
+ */
+export function createSenders(options: SendersOptions): Senders {
+  const guard = createEgressGuard(options.allowNetworks);
+  const timeout = options.timeoutMs ?? 15_000;
+  const agent = new Agent({ connect: { lookup: guard.lookup as never, timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  const smtp = options.smtp;
+  const mailer = smtp
+    ? nodemailer.createTransport({
+        host: smtp.host,
+        port: smtp.port,
+        secure: smtp.tls === 'implicit',
+        requireTLS: smtp.tls === 'starttls',
+        ignoreTLS: smtp.tls === 'off',
+        auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
+        connectionTimeout: timeout,
+        socketTimeout: timeout,
+      })
+    : null;
+
+  const sendEmail = async (channel: Channel, triggers: Trigger[], ctx: MessageContext): Promise<SendOutcome> => {
+    if (!mailer || !smtp) return { ok: false, error: 'email is not configured on this server (SMTP_HOST is not set)', retryAfterMs: null };
+    const message = emailMessage(triggers, ctx);
+    try {
+      await mailer.sendMail({ from: smtp.from, to: channel.address.email, subject: message.subject, text: message.text, html: message.html });
+      return { ok: true, error: '', retryAfterMs: null };
+    } catch (error) {
+      const e = error as { responseCode?: number; message?: string };
+      return { ok: false, error: `SMTP: ${e.responseCode ? `${e.responseCode} ` : ''}${(e.message ?? String(error)).slice(0, 200)}`, retryAfterMs: null };
+    }
+  };
+
+  const sendHttp = async (channel: Channel, triggers: Trigger[], ctx: MessageContext): Promise<SendOutcome> => {
+    if (channel.type === 'email') throw new Error('unreachable');
+    const message = httpMessage(channel.type, triggers, channel.address, channel.secret, ctx);
+    const host = new URL(message.url).hostname.replace(/^\[|\]$/g, '');
+    const refused = isIP(host) ? guard.refusal(host) : null;
+    if (refused) return { ok: false, error: refused.message, retryAfterMs: null };
+    try {
+      const response = await request(message.url, { method: 'POST', headers: { 'user-agent': 'Tock-Notifier/1.0', ...message.headers }, body: message.body, dispatcher: agent });
+      const text = await response.body.text().catch(() => '');
+      if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, error: '', retryAfterMs: null };
+      const detail = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+      return { ok: false, error: `HTTP ${response.statusCode}${detail ? `: ${detail}` : ''}`, retryAfterMs: parseRetryAfter(response.headers['retry-after'], ctx.now) };
+    } catch (error) {
+      if (isEgressRefused(error)) return { ok: false, error: (error as Error).message, retryAfterMs: null };
+      const e = error as { code?: string; message?: string };
+      return { ok: false, error: `${e.code ?? 'error'}: ${(e.message ?? String(error)).slice(0, 200)}`, retryAfterMs: null };
+    }
+  };
+
+  return {
+    send(channel, triggers, now) {
+      const ctx: MessageContext = { now, publicUrl: options.publicUrl, telegramApi: options.telegramApi };
+      return channel.type === 'email' ? sendEmail(channel, triggers, ctx) : sendHttp(channel, triggers, ctx);
+    },
+    async close() {
+      mailer?.close();
+      await agent.close();
+    },
+  };
+}

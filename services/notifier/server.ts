@@ -1,0 +1,136 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { Bus, Consumer } from '../../shared/bus/bus.ts';
+import type { Clock } from '../../shared/clock.ts';
+import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { NotificationSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import type { Logger } from '../../shared/log.ts';
+import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
+import { ensureTopology, notificationSubject, type TopologyOptions } from '../../shared/topology.ts';
+import { createChannelService } from './channelService.ts';
+import { createDispatcher } from './dispatcher.ts';
+import { consumeExecutions } from './executionConsumer.ts';
+import { notifierGrpcImpl } from './grpcServer.ts';
+import { NotifierView } from './notifierView.ts';
+import { createSenders, type SmtpSettings } from './senders.ts';
+
+export interface NotifierOptions {
+  store: EventStore;
+  bus: Bus;
+  clock: Clock;
+  log: Logger;
+  /** host:port for gRPC; port 0 picks one. */
+  address: string;
+  allowNetworks: string[];
+  smtp?: SmtpSettings;
+  publicUrl?: string;
+  telegramApi?: string;
+  windowMs?: number;
+  leaseMs?: number;
+  retry?: RetryPolicy;
+  random?: () => number;
+  topology?: TopologyOptions;
+}
+
+const toProtoNotification = (n: NotificationDecided) =>
+  create(NotificationSchema, {
+    id: n.id,
+    accountId: BigInt(n.accountId),
+    at: BigInt(n.at),
+    channelIds: n.routes.map((r) => BigInt(r.channelId)),
+    triggers: n.triggers.map((t) => ({
+      jobId: BigInt(t.job.id),
+      jobName: t.job.name,
+      jobUrl: t.job.url,
+      group: BigInt(t.job.group ?? 0),
+      kind: t.kind,
+      reasons: t.reasons,
+      fail: t.fail,
+      runId: t.execution.runId,
+      time: BigInt(t.execution.time),
+      httpStatus: t.execution.httpStatus,
+      error: t.execution.error,
+      output: t.execution.output,
+      downloaded: BigInt(t.execution.downloaded),
+      executionTime: t.execution.executionTime,
+    })),
+  });
+
+/**
+ * The notifier: rebuilds its view from the event store, consumes execution events, merges and
+ * delivers notifications, publishes each decided one on the bus, and serves NotifierService
+ * (the channel functions) over gRPC. Any number of replicas may run against one store and bus.
+ */
+export async function startNotifier(options: NotifierOptions) {
+  const { store, bus, clock, log } = options;
+  await ensureTopology(bus, options.topology);
+  const view = new NotifierView(() => clock.now());
+  const started = Date.now();
+  await view.start(store, (error) => log.error('notifier view subscription failed', { error }));
+  log.info('notifier view rebuilt', { ms: Date.now() - started });
+  const senders = createSenders({ smtp: options.smtp, allowNetworks: options.allowNetworks, publicUrl: options.publicUrl, telegramApi: options.telegramApi });
+  const dispatcher = createDispatcher({
+    store,
+    view,
+    senders,
+    clock,
+    log,
+    windowMs: options.windowMs ?? DEFAULT_MERGE_WINDOW_MS,
+    leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    retry: options.retry ?? DEFAULT_RETRY,
+    random: options.random,
+    onDecided: async (n) => {
+      const kind = n.triggers[0]?.kind ?? 'failed';
+      await bus.publish(notificationSubject(n.accountId, kind), toBinary(NotificationSchema, toProtoNotification(n)), { msgId: n.id });
+    },
+  });
+  const channels = createChannelService(store, view, clock, senders);
+  const server = createGrpcServer();
+  let consumer: Consumer | undefined;
+  try {
+    consumer = await consumeExecutions(bus, store, view, clock, log);
+    addService(server, NotifierService, notifierGrpcImpl(channels), log);
+    const port = await startServer(server, options.address);
+    const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
+    log.info('notifier listening', { address });
+    void dispatcher.tick();
+    return {
+      address,
+      view,
+      dispatcher,
+      channels,
+      async stop() {
+        await consumer?.stop();
+        await dispatcher.stop();
+        await stopServer(server);
+        await view.stop();
+        await senders.close();
+      },
+    };
+  } catch (error) {
+    await consumer?.stop().catch(() => undefined);
+    server.forceShutdown();
+    await view.stop();
+    await senders.close();
+    throw error;
+  }
+}
+
+/** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
+export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
+  const view = new NotifierView(() => options.clock.now());
+  await view.start(options.store, (error) => options.log.error('notifier view subscription failed', { error }));
+  const senders = createSenders(options);
+  const server = createGrpcServer();
+  addService(server, NotifierService, notifierGrpcImpl(createChannelService(options.store, view, options.clock, senders)), options.log);
+  const port = await startServer(server, options.address);
+  return {
+    address: `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`,
+    async stop() {
+      await stopServer(server);
+      await view.stop();
+      await senders.close();
+    },
+  };
+}

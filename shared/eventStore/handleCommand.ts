@@ -1,0 +1,55 @@
+import { AppError } from '../errors.ts';
+import { WrongExpectedRevisionError, type EventStore } from './eventStore.ts';
+
+export interface DomainEvent {
+  type: string;
+  data: object;
+}
+
+/** The decider pattern: decide is pure, evolve folds, the handler alone touches the store. */
+export interface Decider<C, S, E extends DomainEvent> {
+  initialState(): S;
+  evolve(state: S, event: E): S;
+  decide(command: C, state: S, now: number): E[];
+}
+
+export interface Handled<S, E> {
+  state: S;
+  events: E[];
+  /** Position of the last appended event; null when the command changed nothing. */
+  position: bigint | null;
+}
+
+/**
+ * Loads the stream, decides, appends with the revision it read. Another writer in between makes
+ * the append fail; the command is then decided again on the fresh state, so no update is lost.
+ */
+export async function handleCommand<C, S, E extends DomainEvent>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<C, S, E>,
+  command: C,
+  now: () => number,
+  metadata: Record<string, unknown> = {},
+  maxAttempts = 8,
+): Promise<Handled<S, E>> {
+  for (let attempt = 1; ; attempt++) {
+    const recorded = await store.readStream(stream);
+    const state = recorded.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as E), decider.initialState());
+    const events = decider.decide(command, state, now());
+    if (events.length === 0) return { state, events, position: null };
+    try {
+      const result = await store.appendToStream(
+        stream,
+        events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })),
+        { expectedRevision: recorded.length ? recorded[recorded.length - 1].revision : 'no_stream' },
+      );
+      return { state: events.reduce(decider.evolve, state), events, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (attempt >= maxAttempts) throw new AppError('CONFLICT', `${stream} is being changed by others right now; try again`);
+      // Back off a little, with jitter, so competing writers do not collide again in lockstep.
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
+}

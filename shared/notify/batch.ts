@@ -1,0 +1,82 @@
+import { AppError } from '../errors.ts';
+import type { Decider } from '../eventStore/handleCommand.ts';
+import type { Trigger } from './rules.ts';
+
+/**
+ * Merging: the triggers of one account that arrive within the merge window (60 s by default)
+ * become one notification, sent once per channel. A dead upstream failing 500 jobs at once
+ * produces one email, not 500. The decision is an event of `notifications-<accountId>`, appended
+ * with the revision read, so two notifier replicas never decide the same trigger twice.
+ */
+
+export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+/** Decisions kept in a `notifications-<accountId>` stream (a decision reads them all). */
+export const DECISIONS_KEPT = 5000;
+/**
+ * A trigger not merged within a day (the notifier was down that long) is dropped, not sent late;
+ * this also keeps a trigger whose decision fell out of the kept decisions from being sent again.
+ */
+export const TRIGGER_STALE_MS = 24 * 60 * 60_000;
+
+/** One channel's share of a notification: the triggers of the jobs that notify this channel. */
+export interface Route {
+  channelId: number;
+  keys: string[];
+}
+
+export interface NotificationDecided {
+  id: string;
+  accountId: number;
+  at: number;
+  triggers: Trigger[];
+  routes: Route[];
+}
+
+export type BatchEvent = { type: 'NotificationDecided'; data: NotificationDecided };
+
+export interface BatchState {
+  /** Trigger keys already part of a notification (the most recent ones). */
+  decided: string[];
+}
+
+export interface DecideNotification {
+  id: string;
+  accountId: number;
+  triggers: Trigger[];
+  /** The account's channels able to take a message now. */
+  channels: number[];
+}
+
+const KEYS_KEPT = 20_000;
+
+/** When the batch holding these pending triggers is due: the window after the oldest. */
+export function batchDueAt(pending: Iterable<Pick<Trigger, 'at'>>, windowMs: number): number | null {
+  let oldest = Infinity;
+  for (const t of pending) if (t.at < oldest) oldest = t.at;
+  return oldest === Infinity ? null : oldest + windowMs;
+}
+
+/** Which channels take which triggers: a job naming channels notifies only those. */
+export function routesFor(triggers: Trigger[], channels: number[]): Route[] {
+  return channels
+    .map((channelId) => ({ channelId, keys: triggers.filter((t) => t.job.channels === null || t.job.channels.includes(channelId)).map((t) => t.key) }))
+    .filter((r) => r.keys.length > 0);
+}
+
+export const batchDecider: Decider<DecideNotification, BatchState, BatchEvent> = {
+  initialState: () => ({ decided: [] }),
+  evolve(state, event) {
+    if (event.type !== 'NotificationDecided') return state;
+    const decided = [...state.decided, ...event.data.triggers.map((t) => t.key)];
+    return { decided: decided.length > KEYS_KEPT ? decided.slice(-KEYS_KEPT) : decided };
+  },
+  decide(command, state, now) {
+    if (command.triggers.some((t) => t.job.accountId !== command.accountId)) throw new AppError('INTERNAL', 'a notification mixes accounts');
+    const taken = new Set(state.decided);
+    const fresh = command.triggers.filter((t) => !taken.has(t.key));
+    if (!fresh.length) return [];
+    return [{ type: 'NotificationDecided', data: { id: command.id, accountId: command.accountId, at: now, triggers: fresh, routes: routesFor(fresh, command.channels) } }];
+  },
+};
+
+export const batchStream = (accountId: number) => `notifications-${accountId}`;

@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { ok } from '../../support/api.ts';
+import { runCli } from '../../support/processes.ts';
+import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
+import { startReceiver } from '../../integration/notifier/harness.ts';
+
+/** `tock channels ...` as its own process on the SQLite file of a running embedded system. */
+describe('operator CLI: notification channels, against a running system (embedded mode)', function () {
+  this.timeout(90_000);
+  let target: ApiTarget;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let env: Record<string, string>;
+
+  before(async () => {
+    receiver = await startReceiver();
+    target = await embeddedTarget();
+    // No NOTIFIER_ADDR: the CLI opens DATA_DIR's event store itself, next to the running server.
+    env = { DATA_DIR: target.dataDir, NOTIFIER_ADDR: '', LOG_LEVEL: 'warn', TOCK_ALLOW_NETWORKS: '127.0.0.0/8' };
+  });
+  after(async () => {
+    await target.stop();
+    await receiver.close();
+  });
+
+  it('adds a webhook (secret printed once), lists it masked, tests, disables and deletes it; the API sees each change', async () => {
+    const added = await runCli(['channels', 'add', '--account', '1', '--type', 'webhook', '--name', 'ops', '--url', `${receiver.url}/cli-hook`], env);
+    expect(added.code, added.stderr).to.equal(0);
+    const [, id] = /channel (\d+) \(webhook, ops\) added/.exec(added.stdout)!;
+    expect(added.stdout).to.match(/signing secret: [A-Za-z0-9_-]{43} \(shown only now\)/);
+    const listed = await runCli(['channels', 'list', '--account', '1'], env);
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(listed.stdout).to.include(`${id}\twebhook\tops\thttp://${new URL(receiver.url).host}/****\tenabled`);
+    expect(listed.stdout).to.not.include('cli-hook');
+    const tested = await runCli(['channels', 'test', id, '--account', '1'], env);
+    expect(tested.code, tested.stderr).to.equal(0);
+    expect(receiver.received.map((r) => r.url)).to.deep.equal(['/cli-hook']);
+    expect((await runCli(['channels', 'edit', id, '--account', '1', '--disable'], env)).stdout).to.include(`channel ${id} (webhook, ops) disabled`);
+    const seen = await ok(target.api.call('channel_list'));
+    expect(seen).to.have.length(1);
+    expect(seen[0]).to.include({ id: Number(id), enabled: false });
+    expect((await runCli(['channels', 'delete', id, '--account', '1'], env)).code).to.equal(0);
+    expect(await ok(target.api.call('channel_list'))).to.deep.equal([]);
+  });
+
+  it('refuses a bad type and another account\'s channel with a clear message', async () => {
+    const bad = await runCli(['channels', 'add', '--account', '1', '--type', 'pager', '--url', 'https://x.example'], env);
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.match(/type: must be one of email, webhook, slack, discord, teams, telegram/);
+    const own = await ok(target.api.call('channel_add', { type: 'email', email: 'ops@example.com' }));
+    const foreign = await runCli(['channels', 'delete', String(own.id), '--account', '2'], env);
+    expect(foreign.code).to.not.equal(0);
+    expect(foreign.stderr).to.match(new RegExp(`channel ${own.id} not found`));
+    expect((await runCli(['channels', 'list'], env)).stderr).to.match(/--account: an account id is required/);
+  });
+});

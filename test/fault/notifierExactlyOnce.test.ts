@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import { createClient } from '../../shared/grpc/bridge.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { ensureTopology } from '../../shared/topology.ts';
+import { createJob, eventually, execute, startReceiver } from '../integration/notifier/harness.ts';
+import { freePort, startService, type ServiceProcess } from '../support/processes.ts';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const WINDOW_MS = 4000;
+const ACCOUNTS = [1, 2, 3];
+const JOBS_PER_ACCOUNT = 20;
+
+/**
+ * The notifier as its own process on NATS and a shared SQLite store: killed with SIGKILL while
+ * notifications are due (triggers recorded, merge window still open), then started again with a
+ * second replica beside it. Every account's channel gets its one merged message, once.
+ */
+describe('notifier exactly once under kill -9, with a second replica (NATS, SQLite, processes)', function () {
+  this.timeout(120_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-fault-'));
+  const procs: ServiceProcess[] = [];
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  const startNotifier = async (port: number) => {
+    const env = {
+      NATS_URL,
+      DATA_DIR: dataDir,
+      NOTIFIER_GRPC_PORT: String(port),
+      TOCK_ALLOW_NETWORKS: '127.0.0.0/8',
+      TOCK_NOTIFY_WINDOW_MS: String(WINDOW_MS),
+      TOCK_NOTIFY_RETRY_MS: '500',
+      LOG_LEVEL: 'info',
+    };
+    const proc = await startService('notifier', env, /notifier listening/, 60_000);
+    procs.push(proc);
+    return proc;
+  };
+
+  before(async () => {
+    const nc = await connect({ servers: NATS_URL });
+    const jsm = await jetstreamManager(nc);
+    for (const name of ['EXECUTIONS', 'NOTIFICATIONS']) await jsm.streams.delete(name).catch(() => undefined);
+    await nc.close();
+  });
+
+  after(async () => {
+    for (const p of procs) await p.kill('SIGKILL');
+    await receiver?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('kill -9 while messages are due, restart plus a second replica: each account gets its one message, once', async () => {
+    receiver = await startReceiver();
+    const store = openStore({ DATA_DIR: dataDir, ESDB_URL: undefined });
+    const bus = await connectNatsBus(NATS_URL, { name: 'notifier-fault-test' });
+    await ensureTopology(bus);
+    const port1 = await freePort();
+    const first = await startNotifier(port1);
+    const client = createClient(NotifierService, `127.0.0.1:${port1}`);
+    for (const accountId of ACCOUNTS) {
+      await client.channelAdd({ accountId: BigInt(accountId), type: 'webhook', url: `${receiver.url}/account/${accountId}` });
+      for (let j = 1; j <= JOBS_PER_ACCOUNT; j++) await createJob(store, accountId * 1000 + j, {}, accountId);
+    }
+    client.close();
+    await new Promise((r) => setTimeout(r, 300));
+    for (const accountId of ACCOUNTS) {
+      for (let j = 1; j <= JOBS_PER_ACCOUNT; j++) await execute(bus as never, accountId * 1000 + j, true, {}, accountId);
+    }
+    // Every trigger is recorded (the rules ran and stored their decision), the windows still open.
+    await eventually(async () => {
+      let n = 0;
+      for (const accountId of ACCOUNTS) for (let j = 1; j <= JOBS_PER_ACCOUNT; j++) n += (await store.readStream(`notifyjob-${accountId * 1000 + j}`)).length ? 1 : 0;
+      return n === ACCOUNTS.length * JOBS_PER_ACCOUNT;
+    }, 20_000);
+    expect(receiver.received).to.have.length(0);
+    await first.kill('SIGKILL');
+
+    await Promise.all([startNotifier(await freePort()), startNotifier(await freePort())]);
+    await eventually(() => receiver.received.length >= ACCOUNTS.length, 30_000);
+    // Long enough for a duplicate to show up: two more windows and a retry.
+    await new Promise((r) => setTimeout(r, 2 * WINDOW_MS + 1000));
+    expect(receiver.received.map((r) => r.url).sort()).to.deep.equal(ACCOUNTS.map((a) => `/account/${a}`));
+    for (const request of receiver.received) {
+      const body = JSON.parse(request.body);
+      expect(body.count).to.equal(JOBS_PER_ACCOUNT);
+    }
+    await bus.close();
+    await store.close();
+  });
+});
