@@ -33,6 +33,8 @@ const cidrList = z
   .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
   .refine((list) => list.every((c) => /^[0-9a-fA-F:.]+\/\d{1,3}$/.test(c)), { message: 'must be a comma-separated list of CIDRs, e.g. 10.0.0.0/8,::1/128' });
 
+/** Cron jobs a new account may have unless told otherwise (TOCK_ACCOUNT_JOB_LIMIT). */
+export const DEFAULT_ACCOUNT_JOB_LIMIT = 1000;
 export const DEFAULT_ACCOUNT_CONCURRENCY = 1000;
 
 const schema = z.object({
@@ -47,6 +49,8 @@ const schema = z.object({
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || /^[A-Za-z0-9]{32}$/.test(v), { message: 'must be exactly 32 characters from A-Z, a-z, 0-9' }),
   TOCK_RATE_LIMIT: rateLimit,
+  // Cron jobs per account for accounts created from now on (not the first one); 0: no limit.
+  TOCK_ACCOUNT_JOB_LIMIT: z.coerce.number({ message: 'must be a whole number of cron jobs, 0 for no limit' }).int({ message: 'must be a whole number of cron jobs, 0 for no limit' }).min(0, { message: 'must be 0 (no limit) or more' }).max(2_147_483_647).default(DEFAULT_ACCOUNT_JOB_LIMIT),
   TOCK_ALLOW_NETWORKS: cidrList,
   TOCK_PUBLIC_URL: z.string().url().optional(),
   TOCK_DEFAULT_TIMEZONE: z.string().default('UTC'),

@@ -4,6 +4,7 @@ import { json, table } from './output.ts';
 
 export const ACCOUNTS_USAGE = `usage:
   tock accounts create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N] [--json]
+      --limit: jobs the account may have (0: none; default: the server's TOCK_ACCOUNT_JOB_LIMIT)
   tock accounts list [--json]
   tock accounts rotate <id> [--json]
   tock accounts disable <id>
@@ -23,8 +24,9 @@ export async function accountsCommand(args: string[], io: Io): Promise<number> {
   switch (verb) {
     case 'create': {
       noPositionals(parsed, ACCOUNTS_USAGE);
-      const limit = values.limit === undefined ? 0 : Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 0) throw new UsageError(`--limit must be a whole number (0: no limit), got '${values.limit}'`, ACCOUNTS_USAGE);
+      // Without --limit the jobs service applies its default (TOCK_ACCOUNT_JOB_LIMIT).
+      const limit = values.limit === undefined ? undefined : Number(values.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit must be a whole number (0: no limit), got '${values.limit}'`, ACCOUNTS_USAGE);
       run = async (jobs) => {
         const { account, token } = await jobs.createAccount({ name: (values.name as string) ?? '', timezone: (values.timezone as string) ?? 'UTC', token: values.token as string | undefined, jobLimit: limit });
         if (asJson) return json(io.out, { id: Number(account!.id), name: account!.name, timezone: account!.timezone, jobLimit: account!.jobLimit, token });

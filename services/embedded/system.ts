@@ -44,7 +44,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
 
-  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback });
+  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
   const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({

@@ -27,12 +27,12 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
     case 'CreateJob': {
       if (state) throw new AppError('INTERNAL', `cron job id ${command.id} is already taken`);
       if (command.input.url === undefined) throw new AppError('MISSING_PARAMETER', 'url: is required');
-      const settings = resolveSettings({ ...defaultSettings(command.defaultTimezone), url: '' }, command.input, command.id);
+      const settings = resolveSettings({ ...defaultSettings(command.defaultTimezone), url: '' }, command.input, command.id, now);
       return [{ type: 'JobCreated', data: { id: command.id, accountId: command.accountId, settings, at: now } }];
     }
     case 'EditJob': {
       const job = owned(state, command);
-      const next = resolveSettings(job.settings, command.input, job.id);
+      const next = resolveSettings(job.settings, command.input, job.id, now);
       // Record only what really changed: the stream doubles as the job's audit history.
       const changes: SettingsInput = {};
       for (const key of Object.keys(command.input) as (keyof SettingsInput)[]) {

@@ -1,5 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Clock } from '../../shared/clock.ts';
+import { DEFAULT_ACCOUNT_JOB_LIMIT } from '../../shared/config.ts';
 import { AppError } from '../../shared/errors.ts';
 import {
   type AccountSchema,
@@ -65,7 +66,8 @@ const DELETE_MODES: Record<number, 'ungroup' | 'vanish' | 'empty'> = {
 };
 
 /** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
-export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
+/** `accountJobLimit`: the job limit of an account created without one. */
+export function jobsGrpcImpl(service: JobsService, clock: Clock, accountJobLimit = DEFAULT_ACCOUNT_JOB_LIMIT): Impl {
   const jobs = (entries: JobEntry[]) => ({ jobs: entries.map((e) => toProtoJob(e, clock.now())) });
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
@@ -125,7 +127,7 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
     createAccount: async (r) => {
-      const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit);
+      const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit ?? accountJobLimit);
       return { account: toProtoAccount(account), token };
     },
     listAccounts: async () => ({ accounts: service.listAccounts().map(toProtoAccount) }),

@@ -5,6 +5,7 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
+import { timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
 import { createCommands } from './commands.ts';
 import { decideJob, type JobCommand } from './decide.ts';
@@ -75,8 +76,11 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
       const prefix = (i: number) => (inputs.length > 1 || runs.length > 1 ? `data[${i}]` : null);
+      // A batch of costly schedules is validated and written in slices: other requests get turns.
+      const slice = timeSlicer();
       // Validate every element before writing anything: a batch that fails changes nothing.
       for (let i = 0; i < inputs.length; i++) {
+        await slice();
         await at(prefix(i), () => {
           checkGroup(accountId, inputs[i]);
           const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input: inputs[i], defaultTimezone: owner.timezone }, null, now());
@@ -85,16 +89,22 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         });
       }
       const newIds = await ids.allocate('cronjob', inputs.length);
-      const results = await Promise.all(
-        newIds.map(async (id, i) => {
-          const created = await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i], defaultTimezone: owner.timezone });
-          const order = runs[i];
-          if (!order) return created.position;
-          const run = await runJobCommand(runOrderCommand(accountId, id, order, created.state!.settings.httpMethod));
-          return run.position;
-        }),
-      );
-      await settle(results);
+      const create = async (id: number, i: number) => {
+        const created = await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i], defaultTimezone: owner.timezone });
+        const order = runs[i];
+        if (!order) return created.position;
+        const run = await runJobCommand(runOrderCommand(accountId, id, order, created.state!.settings.httpMethod));
+        return run.position;
+      };
+      const writes: Promise<bigint | null>[] = [];
+      for (let i = 0; i < newIds.length; i++) {
+        await slice();
+        const write = create(newIds[i]!, i);
+        // Handled by Promise.all below; until then a failure must not count as unhandled.
+        write.catch(() => {});
+        writes.push(write);
+      }
+      await settle(await Promise.all(writes));
       return newIds.map((id) => fresh(id, accountId));
     },
 
@@ -111,7 +121,9 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       checkGroup(accountId, input);
       // Validate everything against every job before writing anything: a failed edit changes nothing.
       if (entries.length === 0) resolveSettings({ ...defaultSettings(owner.timezone), url: 'http://example.com/' }, input, 0);
+      const slice = timeSlicer();
       for (const entry of entries) {
+        await slice();
         const [edited] = decideJob({ type: 'EditJob', id: entry.job.id, accountId, input }, entry.job, now());
         if (!run) continue;
         const method = edited?.type === 'JobEdited' ? (edited.data.changes.httpMethod ?? entry.job.settings.httpMethod) : entry.job.settings.httpMethod;

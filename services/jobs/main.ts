@@ -14,7 +14,7 @@ const store = openStore(config);
 const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' }) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
-const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}` });
+const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
 onShutdown(log, async () => {
   await server.stop();
   await bus?.close();

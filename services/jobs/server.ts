@@ -11,7 +11,7 @@ import { JobsView } from './jobsView.ts';
 
 /** Builds the jobs view from the store, then serves JobsService over gRPC at `address` (port 0: any). */
 /** With a bus, it also consumes execution outcomes (failure counting). */
-export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus }) {
+export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus; accountJobLimit?: number }) {
   const { store, clock, log } = options;
   const view = new JobsView();
   const started = Date.now();
@@ -20,7 +20,7 @@ export async function startJobsServer(options: { store: EventStore; clock: Clock
   const service = createJobsService(store, view, clock);
   const consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
   const server = createGrpcServer();
-  addService(server, JobsService, jobsGrpcImpl(service, clock), log);
+  addService(server, JobsService, jobsGrpcImpl(service, clock, options.accountJobLimit), log);
   const port = await startServer(server, options.address);
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
   log.info('jobs service listening', { address: `${host}:${port}` });

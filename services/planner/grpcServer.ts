@@ -23,7 +23,7 @@ export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf'>
       const accountId = toId(request.accountId, 'accountId');
       // An id that cannot exist has no next run, like an unknown one.
       const ids = request.ids.map((id) => (Number.isSafeInteger(Number(id)) ? Number(id) : -1));
-      return { nextRuns: planner.nextRunOf(accountId, ids).map(BigInt) };
+      return { nextRuns: (await planner.nextRunOf(accountId, ids)).map(BigInt) };
     },
   };
 }

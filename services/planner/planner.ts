@@ -2,6 +2,7 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
 import type { Logger } from '../../shared/log.ts';
+import { timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
@@ -58,6 +59,8 @@ export class Planner {
   /** Jobs with runs on the bus that are not due yet: job id -> the latest such due time. */
   private readonly ahead = new Map<number, number>();
   private readonly firing: FireContext;
+  /** While the start sweep runs: new events wait for it. */
+  private sweeping: Promise<void> | null = null;
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
@@ -88,11 +91,16 @@ export class Planner {
     );
     await this.subscription.caughtUp;
     const rebuiltMs = Date.now() - started;
-    // Everything applied so far is planned here in one sweep; later events are planned as they come.
+    // Everything applied so far is planned here in one sweep, in time slices (a million schedules
+    // take seconds); events that arrive meanwhile wait for it, then are planned as they come.
+    let sweepDone!: () => void;
+    this.sweeping = new Promise<void>((resolve) => (sweepDone = resolve));
+    const slice = timeSlicer();
     const now = clock.now();
     const entries: Entry[] = [];
     let due = 0;
     for (const plan of this.projection.plans.values()) {
+      await slice();
       const c = catchUp(plan, watermark, now, this.misfireMs);
       for (const order of c.due) this.enqueue(plan, order), due++;
       for (const order of c.delayed) entries.push(this.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
@@ -101,6 +109,8 @@ export class Planner {
     }
     this.heap.pushAll(entries);
     this.live = true;
+    this.sweeping = null;
+    sweepDone();
     this.arm();
     this.scheduleWatermark();
     log.info('planner started', { jobs: this.projection.size, rebuiltMs, catchUpRuns: due, watermark: watermark?.at ?? null, compileErrors: this.projection.compileErrors });
@@ -145,18 +155,23 @@ export class Planner {
     return this.projection.nextRuns(accountId, jobId, this.options.clock.now(), n).map((ms) => Math.floor(ms / 1000));
   }
 
-  /** The nextRun of job records: Unix seconds per id, 0 when none (also for unknown or another account's ids). */
-  nextRunOf(accountId: number, jobIds: number[]): number[] {
+  /** The nextRun of job records: Unix seconds per id, 0 when none (also for unknown or another account's ids). In time slices: a page may hold 1000 costly schedules. */
+  async nextRunOf(accountId: number, jobIds: number[]): Promise<number[]> {
     const now = this.options.clock.now();
-    return jobIds.map((id) => {
+    const slice = timeSlicer();
+    const out: number[] = [];
+    for (const id of jobIds) {
+      await slice();
       const plan = this.projection.get(id);
-      if (!plan || plan.job.accountId !== accountId) return 0;
-      const [first] = this.projection.nextRuns(accountId, id, now, 1);
-      return first === undefined ? 0 : Math.floor(first / 1000);
-    });
+      const [first] = plan && plan.job.accountId === accountId ? this.projection.nextRuns(accountId, id, now, 1) : [];
+      out.push(first === undefined ? 0 : Math.floor(first / 1000));
+    }
+    return out;
   }
 
-  private onEvent(event: RecordedEvent) {
+  private onEvent(event: RecordedEvent): void | Promise<void> {
+    // The subscription waits for the returned promise, so events keep their order.
+    if (this.sweeping) return this.sweeping.then(() => this.onEvent(event));
     const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
     if (!Number.isSafeInteger(id)) return;
     const change = this.projection.apply(id, { type: event.type, data: event.data } as JobEvent, event.position);

@@ -37,6 +37,7 @@ import {
 } from '@eventstore/db-client';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { AppError } from '../errors.ts';
+import { timeSlicer } from '../timeSlice.ts';
 import {
   categoryOf,
   WrongExpectedRevisionError,
@@ -230,6 +231,8 @@ export function openEsdbEventStore(connectionString: string): EventStore {
       else console.error('event store subscription stopped:', error);
     }
 
+    // Handlers may be costly (a schedule to plan per job event): a long queue is handled in time slices.
+    const slice = timeSlicer();
     const running = (async () => {
       while (!stopped) {
         const item = queue.shift();
@@ -240,6 +243,7 @@ export function openEsdbEventStore(connectionString: string): EventStore {
           markCaughtUp();
         } else {
           await handler(item);
+          await slice();
           if (paused && queue.length <= LOW_WATER) {
             paused = false;
             live.resume();

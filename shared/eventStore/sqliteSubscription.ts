@@ -3,6 +3,7 @@
  * up, then waits for appends, woken at once by appends of this process and by polling for those of
  * other processes sharing the file.
  */
+import { timeSlicer } from '../timeSlice.ts';
 import type { EventHandler, RecordedEvent, SubscribeOptions, Subscription } from './eventStore.ts';
 
 export const PAGE_SIZE = 256;
@@ -77,6 +78,8 @@ export function startSubscription<Row extends { position: number }>(
       interrupt = done;
     });
 
+  // Handlers may be costly (a schedule to plan per job event): a page is handled in time slices.
+  const slice = timeSlicer();
   const running = (async () => {
     while (!stopped) {
       // Taken before the read: an append landing while handlers run must not be slept through.
@@ -86,6 +89,7 @@ export function startSubscription<Row extends { position: number }>(
         if (stopped) return;
         await handler(toRecorded(row));
         checkpoint = row.position;
+        await slice();
       }
       if (rows.length < PAGE_SIZE) {
         markCaughtUp();

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import { parseSchedule, ScheduleError, type Schedule } from '../schedule/index.ts';
+import { checkFires, parseSchedule, ScheduleError, type Schedule } from '../schedule/index.ts';
 import { SETTING_NAMES, settingOf, type JobSettings, type SettingsInput } from './settings.ts';
 
 /** Validates the schedule triple; errors name the field the schedule module blames. */
@@ -15,9 +15,10 @@ export function compileSchedule(settings: Pick<JobSettings, 'expression' | 'time
 /**
  * Applies `input` over `base` and checks every setting's rule (the SETTINGS table), then compiles
  * the schedule. Pure: returns the resolved settings or throws AppError('INVALID_PARAMETER')
- * naming the parameter and the rule.
+ * naming the parameter and the rule. With `now`, a schedule the input sets must also fire within
+ * a year of it (checkFires).
  */
-export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: number): JobSettings {
+export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: number, now?: number): JobSettings {
   const s: Record<string, unknown> = { ...base };
   for (const name of SETTING_NAMES) {
     const value = input[name];
@@ -31,6 +32,14 @@ export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: 
     if (canonical !== undefined) s[name] = canonical;
   }
   const settings = s as JobSettings;
-  compileSchedule(settings, jobId);
+  const schedule = compileSchedule(settings, jobId);
+  if (now !== undefined && (input.expression !== undefined || input.filter !== undefined || input.timezone !== undefined)) {
+    try {
+      checkFires(schedule, now);
+    } catch (error) {
+      if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `${error.field}: ${error.message}`);
+      throw error;
+    }
+  }
   return settings;
 }

@@ -54,6 +54,12 @@ function flags(values: readonly number[], size: number): Uint8Array {
 
 const scratch: CivilDate = { year: 0, month: 0, day: 0 };
 
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
 /**
  * A parsed crontab (5 fields, or 6 with seconds first) that finds matching wall-clock times.
  * Zone and DST rules live in cronRuns.ts; this class only knows the local calendar. Instances
@@ -135,6 +141,11 @@ export class Crontab {
     const dom = this.domOk[c.day] === 1 || (this.fields.day.last && c.day === daysInMonth(c.year, c.month));
     const dow = this.dowOk[weekdayOfDays(days)] === 1;
     return this.dayOrWeekday ? dom || dow : dom && dow;
+  }
+
+  /** True when the local date (days since epoch, and its civil form) matches the day, month and weekday fields. */
+  matchesDate(days: number, c: CivilDate): boolean {
+    return this.dayMatches(days, c);
   }
 
   /** Loads the R draws of one local date (cached for the last date asked). */
@@ -241,6 +252,22 @@ export class Crontab {
       for (let m = this.minNext[0]!; m >= 0; m = this.minNext[m + 1]!) if (!keep || keep(h, m, c)) n += perMinute;
     }
     return n;
+  }
+
+  /** Like countOnDay, the minutes kept given once per hour as masks (lo: minutes 0..31, hi: 32..59). */
+  countOnDayByHour(days: number, minutesOf: (hour: number, date: CivilDate) => readonly [number, number]): number {
+    const c = civilFromDays(days, { year: 0, month: 0, day: 0 });
+    if (!this.dayMatches(days, c)) return 0;
+    if (this.isRandom) this.drawFor(days, c);
+    let mLo = 0;
+    let mHi = 0;
+    for (let m = this.minNext[0]!; m >= 0; m = this.minNext[m + 1]!) m < 32 ? (mLo |= 1 << m) : (mHi |= 1 << (m - 32));
+    let n = 0;
+    for (let h = this.hourNext[0]!; h >= 0; h = this.hourNext[h + 1]!) {
+      const [lo, hi] = minutesOf(h, c);
+      n += bitCount(lo & mLo) + bitCount(hi & mHi);
+    }
+    return n * this.fields.second.values.length;
   }
 
   /** True when the wall time matches every field (seconds included). */

@@ -1,21 +1,14 @@
+import { absAtom, absJoin, absNot, VAR_INDEX, type Abs, type FilterFn, type FilterVars } from './filterAbstract.ts';
 import { ScheduleError } from './scheduleError.ts';
 
-/** The wall-clock values a filter sees for one run; weekday is 0 (Sunday)..6. */
-export interface FilterVars {
-  minute: number;
-  hour: number;
-  day: number;
-  month: number;
-  weekday: number;
-}
-
-/** A compiled filter: true keeps the run. */
-export type FilterFn = (v: FilterVars) => boolean;
+export type { FilterFn, FilterVars };
 
 /** A compiled filter and which variables it reads (lets the scheduler skip whole hours/days). */
 export interface CompiledFilter {
   readonly test: FilterFn;
   readonly uses: ReadonlySet<keyof FilterVars>;
+  /** The same condition over sets of values (filterAbstract.ts), for skipping spans that cannot pass. */
+  readonly abs: Abs;
 }
 
 type Tok = { kind: 'num' | 'str' | 'id' | 'op' | 'end'; text: string; pos: number; value?: number | string };
@@ -46,12 +39,13 @@ function tokenize(src: string, fail: (pos: number, problem: string) => never): T
   return out;
 }
 
-/** A typed node: the static type and an evaluator. */
+/** A typed node: the static type, an evaluator and the variables it reads (bits of VAR_INDEX). */
 type Node =
-  | { type: 'bool'; pos: number; ev: FilterFn }
-  | { type: 'number' | 'weekday'; pos: number; ev: (v: FilterVars) => number; constant?: number }
-  | { type: 'string'; pos: number; value: string }
-  | { type: 'list'; pos: number; items: Node[] };
+  | { type: 'bool'; pos: number; ev: FilterFn; vars: number; abs: Abs }
+  | { type: 'number' | 'weekday'; pos: number; ev: (v: FilterVars) => number; constant?: number; vars: number }
+  | { type: 'string'; pos: number; value: string; vars: 0 }
+  | { type: 'list'; pos: number; items: Node[]; vars: 0 };
+type BoolNode = Extract<Node, { type: 'bool' }>;
 
 /**
  * Compiles a filter such as `day == 12 and weekday == 'Fri'` with a hand-written tokenizer and
@@ -73,18 +67,22 @@ export function compileFilter(src: string): CompiledFilter {
     if (t.text !== text) fail(t.pos, `expected '${text}' to close the '${open.text}' at column ${open.pos + 1}, found ${describeTok(t)}`);
     i++;
   };
-  const asBool = (n: Node, what: string): FilterFn => {
+  const asBool = (n: Node, what: string): BoolNode => {
     if (n.type !== 'bool') fail(n.pos, `${what} needs a condition (true or false), not a ${n.type}`);
-    return (n as Extract<Node, { type: 'bool' }>).ev;
+    return n as BoolNode;
+  };
+  const join = (k: 'and' | 'or', pos: number, a: BoolNode, b: BoolNode): BoolNode => {
+    const x = a.ev;
+    const y = b.ev;
+    const ev: FilterFn = k === 'and' ? (v) => x(v) && y(v) : (v) => x(v) || y(v);
+    return { type: 'bool', pos, ev, vars: a.vars | b.vars, abs: absJoin(k, a.abs, b.abs) };
   };
 
   const parseOr = (): Node => {
     let left = parseAnd();
     while (isWord(peek(), 'or')) {
       const pos = toks[i++]!.pos;
-      const a = asBool(left, "'or'");
-      const b = asBool(parseAnd(), "'or'");
-      left = { type: 'bool', pos, ev: (v) => a(v) || b(v) };
+      left = join('or', pos, asBool(left, "'or'"), asBool(parseAnd(), "'or'"));
     }
     return left;
   };
@@ -92,9 +90,7 @@ export function compileFilter(src: string): CompiledFilter {
     let left = parseCompare();
     while (isWord(peek(), 'and')) {
       const pos = toks[i++]!.pos;
-      const a = asBool(left, "'and'");
-      const b = asBool(parseCompare(), "'and'");
-      left = { type: 'bool', pos, ev: (v) => a(v) && b(v) };
+      left = join('and', pos, asBool(left, "'and'"), asBool(parseCompare(), "'and'"));
     }
     return left;
   };
@@ -109,7 +105,8 @@ export function compileFilter(src: string): CompiledFilter {
     if (isWord(t, 'in') || negated) {
       i += negated ? 2 : 1;
       const test = member(left, parseUnary(), fail);
-      return { type: 'bool', pos: t.pos, ev: negated ? (v) => !test(v) : test };
+      const ev: FilterFn = negated ? (v) => !test(v) : test;
+      return { type: 'bool', pos: t.pos, ev, vars: left.vars, abs: absAtom(ev, left.vars) };
     }
     return left;
   };
@@ -119,8 +116,8 @@ export function compileFilter(src: string): CompiledFilter {
       i++;
       const inner = parseUnary();
       if (inner.type !== 'bool') fail(t.pos, "'not' applies to a condition; 'not' binds tighter than '==', so write 'not (...)'");
-      const ev = (inner as Extract<Node, { type: 'bool' }>).ev;
-      return { type: 'bool', pos: t.pos, ev: (v) => !ev(v) };
+      const { ev, vars, abs } = inner as BoolNode;
+      return { type: 'bool', pos: t.pos, ev: (v) => !ev(v), vars, abs: absNot(abs) };
     }
     return parsePrimary();
   };
@@ -128,9 +125,9 @@ export function compileFilter(src: string): CompiledFilter {
     const t = toks[i++]!;
     if (t.kind === 'num') {
       const n = t.value as number;
-      return { type: 'number', pos: t.pos, ev: () => n, constant: n };
+      return { type: 'number', pos: t.pos, ev: () => n, constant: n, vars: 0 };
     }
-    if (t.kind === 'str') return { type: 'string', pos: t.pos, value: t.value as string };
+    if (t.kind === 'str') return { type: 'string', pos: t.pos, value: t.value as string, vars: 0 };
     if (t.text === '(') {
       const inner = parseOr();
       expectClose(')', t);
@@ -146,7 +143,7 @@ export function compileFilter(src: string): CompiledFilter {
         }
       }
       expectClose(']', t);
-      return { type: 'list', pos: t.pos, items };
+      return { type: 'list', pos: t.pos, items, vars: 0 };
     }
     if (t.kind === 'id') {
       const name = t.text.toLowerCase() as (typeof VARIABLES)[number];
@@ -154,15 +151,15 @@ export function compileFilter(src: string): CompiledFilter {
         fail(t.pos, `unknown variable '${t.text}'; use minute, hour, day, month or weekday`);
       }
       uses.add(name);
-      return { type: name === 'weekday' ? 'weekday' : 'number', pos: t.pos, ev: (v) => v[name] };
+      return { type: name === 'weekday' ? 'weekday' : 'number', pos: t.pos, ev: (v) => v[name], vars: 1 << VAR_INDEX[name] };
     }
     return fail(t.pos, `expected a value but found ${describeTok(t)}`);
   };
 
   const root = parseOr();
   if (peek().kind !== 'end') fail(peek().pos, `unexpected ${describeTok(peek())}; join conditions with 'and' or 'or'`);
-  const test = asBool(root, 'the filter');
-  return { test, uses };
+  const { ev: test, abs } = asBool(root, 'the filter');
+  return { test, uses, abs };
 }
 
 function describeTok(t: Tok): string {
@@ -208,7 +205,8 @@ function compare(a: Node, op: Tok, b: Node, fail: (pos: number, p: string) => ne
     '>': (v) => x(v) > y(v),
     '>=': (v) => x(v) >= y(v),
   };
-  return { type: 'bool', pos: op.pos, ev: ops[op.text]! };
+  const ev = ops[op.text]!;
+  return { type: 'bool', pos: op.pos, ev, vars: a.vars | b.vars, abs: absAtom(ev, a.vars | b.vars) };
 }
 
 function member(a: Node, list: Node, fail: (pos: number, p: string) => never): FilterFn {

@@ -14,6 +14,7 @@ export {
 } from './schedule.ts';
 export { pointsPerDay } from './points.ts';
 export { describeSchedule } from './describe.ts';
+export { checkFires, FIRES_WITHIN } from './fires.ts';
 export { elapsedStep, isSharable } from './traits.ts';
 // The hash behind the R draws, for other draws that must agree across processes (the planner's delay).
 export { mix } from './random.ts';

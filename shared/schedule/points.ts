@@ -1,9 +1,11 @@
-import { DAY, daysFromCivil, wallFields, weekdayOfDays } from './civil.ts';
-import { applyInterval } from './english.ts';
-import { compiled, type CompiledSchedule, type Schedule } from './schedule.ts';
+import { civilFromDays, DAY, daysFromCivil, MINUTE, wallFields, weekdayOfDays, type CivilDate } from './civil.ts';
+import { CAN_FALSE, CAN_TRUE, minuteMask } from './filterAbstract.ts';
+import { verdictOn } from './filterSearch.ts';
+import { compiled, nextRunWithin, type CompiledSchedule, type Schedule } from './schedule.ts';
 
 const memo = new WeakMap<CompiledSchedule, number>();
 const byText = new Map<string, number>();
+const scratch: CivilDate = { year: 0, month: 0, day: 0 };
 
 /** The representative window: all of 2025 (a common year), by the job's wall clock. */
 const WINDOW_START = daysFromCivil(2025, 1, 1);
@@ -48,23 +50,67 @@ function estimate(s: CompiledSchedule): number {
   if (!s.compiledFilter) return DAY / step;
   const days = Math.max(1, Math.min(7, Math.floor((SAMPLE_CANDIDATES * step) / DAY)));
   const start = s.zone.instantOfShifted(daysFromCivil(2025, 1, 6) * DAY);
-  const end = start + days * DAY;
+  return keptBetween(s, step, start, start + days * DAY) / days;
+}
+
+/**
+ * How many points of the chain start + k * step (k >= 1) before `end` the filter keeps: found
+ * kept point by kept point (the search jumps over what the filter drops), and every following point
+ * in the same run of accepted wall minutes counted at once.
+ */
+function keptBetween(s: CompiledSchedule, step: number, start: number, end: number): number {
+  const filter = s.compiledFilter!;
   let kept = 0;
-  for (let t = applyInterval(iv, start, s.zone); t < end; t = applyInterval(iv, t, s.zone)) {
-    if (s.compiledFilter.test(wallFields(s.zone.wallAt(t)))) kept++;
+  for (let t = start; ; ) {
+    const c = nextRunWithin(s, t, end - t);
+    if (c === null || c >= end) return kept;
+    // The accepted minutes from c's on, within one offset span and before `end`.
+    const stop = Math.min(end, s.zone.spanEnd(c));
+    const wall = s.zone.wallAt(c);
+    let windowEnd = c - (wall % MINUTE) + MINUTE;
+    while (windowEnd < stop && filter.test(wallFields(s.zone.wallAt(windowEnd)))) windowEnd += MINUTE;
+    const n = Math.floor((Math.min(windowEnd, stop) - 1 - c) / step) + 1;
+    kept += n;
+    t = c + (n - 1) * step;
   }
-  return kept / days;
+}
+
+/** The values of the fields (minute aside) a filter reads, as one number. */
+function keyOf(uses: ReadonlySet<string> | undefined, v: { hour: number; day: number; month: number; weekday: number }): number {
+  const pick = (name: string, x: number) => (uses!.has(name) ? x : 0);
+  return (((pick('month', v.month) * 32 + pick('day', v.day)) * 7 + pick('weekday', v.weekday)) * 24) + pick('hour', v.hour);
 }
 
 function cronPerDay(s: CompiledSchedule): number {
   const cron = s.cron!;
   const filter = s.compiledFilter;
   let total = 0;
+  const uses = filter?.uses;
+  const masks = new Map<number, [number, number]>();
   for (let d = WINDOW_START; d < WINDOW_START + WINDOW_DAYS; d++) {
     const weekday = weekdayOfDays(d);
-    total += filter
-      ? cron.countOnDay(d, (hour, minute, c) => filter.test({ minute, hour, day: c.day, month: c.month, weekday }))
-      : cron.countOnDay(d);
+    if (!filter) {
+      total += cron.countOnDay(d);
+      continue;
+    }
+    // Whole days (and hours) the filter keeps or drops are settled without testing each minute.
+    const date = civilFromDays(d, scratch);
+    const day = verdictOn(filter, cron, date, weekday);
+    if (!(day & CAN_TRUE)) continue;
+    if (!(day & CAN_FALSE)) {
+      total += cron.countOnDay(d);
+      continue;
+    }
+    // Otherwise the minutes an hour keeps, found once per hour, or once per distinct value of
+    // the fields the filter reads (a filter on hour and minute has 24 such sets in a year).
+    const vars = { minute: 0, hour: 0, day: date.day, month: date.month, weekday };
+    total += cron.countOnDayByHour(d, (hour) => {
+      vars.hour = hour;
+      const key = keyOf(uses, vars);
+      let mask = masks.get(key);
+      if (!mask) masks.set(key, (mask = [...minuteMask(filter.abs, vars)] as [number, number]));
+      return mask;
+    });
   }
   return total / WINDOW_DAYS;
 }

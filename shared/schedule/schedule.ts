@@ -3,6 +3,7 @@ import { nextCronRun } from './cronRuns.ts';
 import { Crontab, looksLikeCrontab } from './crontab.ts';
 import { applyInterval, parseEnglish, type Interval } from './english.ts';
 import { compileFilter, type CompiledFilter } from './filter.ts';
+import { newBudget, nextFilterMinute, type Budget } from './filterSearch.ts';
 import { ScheduleError } from './scheduleError.ts';
 import { getZone, type Zone } from './zone.ts';
 
@@ -21,7 +22,7 @@ export interface Schedule {
 /** How far a search goes before answering "no run": 50 years plain, 10 years with a filter. */
 const HORIZON = 50 * 366 * DAY;
 const FILTER_HORIZON = 10 * 366 * DAY;
-/** Candidates a filter may drop in one search before we give up (a filter that never matches). */
+/** Candidates of a calendar interval (days and longer) a filter may drop in one search before we give up. */
 const FILTER_BUDGET = 1_000_000;
 
 /** The compiled form behind every Schedule that parseSchedule returns. */
@@ -104,7 +105,8 @@ const vars = (s: CompiledSchedule, t: number) => wallFields(s.zone.wallAt(t));
  * The next run after `from` (ms since epoch): strictly after it for crontab/one-time/timestamp;
  * the expression applied to `from` (the previous run or creation time) for intervals, skipping
  * filter-dropped candidates. null when there is none (manual, past one-time, or none within the
- * horizon: 50 years, or 10 years / a million dropped candidates with a filter).
+ * horizon: 50 years, or 10 years with a filter; a filter search also stops after a fixed amount of
+ * work, see filterSearch.ts).
  */
 export function nextRun(schedule: Schedule, from: number): number | null {
   const s = compiled(schedule);
@@ -117,41 +119,71 @@ export function nextRun(schedule: Schedule, from: number): number | null {
     case 'timestamp':
       return s.at! > from && (!filter || filter.test(vars(s, s.at!))) ? s.at! : null;
     case 'crontab':
-      return filter ? nextFilteredCron(s, s.cron!, filter, from) : nextCronRun(s.cron!, s.zone, from, HORIZON);
+      return filter ? nextFilteredCron(s, s.cron!, filter, from, FILTER_HORIZON, newBudget()) : nextCronRun(s.cron!, s.zone, from, HORIZON);
     case 'interval':
-      return nextInterval(s, s.interval!, filter, from);
+      return nextInterval(s, s.interval!, filter, from, FILTER_HORIZON, newBudget());
   }
 }
 
-function nextFilteredCron(s: CompiledSchedule, cron: Crontab, filter: CompiledFilter, from: number): number | null {
-  const limit = from + FILTER_HORIZON;
-  // A dropped run means every run in the same wall minute/hour/day is dropped too, as far as
-  // the filter can tell; skip to the next unit the filter actually reads.
-  const unit = filter.uses.has('minute') ? MINUTE : filter.uses.has('hour') ? HOUR : DAY;
+function nextFilteredCron(s: CompiledSchedule, cron: Crontab, filter: CompiledFilter, from: number, horizon: number, budget: Budget): number | null {
+  const limit = from + horizon;
   let t = from;
-  for (let budget = FILTER_BUDGET; budget > 0; budget--) {
+  for (;;) {
     const run = nextCronRun(cron, s.zone, t, limit - t);
     if (run === null) return null;
     const wall = s.zone.wallAt(run);
     if (filter.test(wallFields(wall))) return run;
-    const unitEnd = Math.floor(wall / unit) * unit + unit;
-    // Stop at an offset change: past it the wall clock may revisit a unit the filter accepts.
-    t = Math.min(run + (unitEnd - wall), s.zone.spanEnd(run)) - 1;
+    // No run passes before the next minute that both the filter and the crontab's fields allow,
+    // up to the next offset change: there the wall clock may step back to a minute the filter
+    // accepts, or a run in a DST gap happens at a wall time outside the crontab's fields.
+    const stop = Math.min(limit, s.zone.spanEnd(run));
+    const next = nextFilterMinute(filter, wall + 1, wall + (stop - run), cron, budget);
+    if (next === next) t = run + (next - wall) - 1;
+    else if (budget.exhausted || stop >= limit) return null;
+    else t = stop - 1;
+  }
+}
+
+function nextInterval(s: CompiledSchedule, iv: Interval, filter: CompiledFilter | null, from: number, horizon: number, budget: Budget): number | null {
+  // Seconds, minutes and hours only: the chain is from + k * step, so it can be jumped along.
+  const step = iv.elapsed ? iv.hours * HOUR + iv.minutes * MINUTE + iv.seconds * SECOND : 0;
+  let t = from;
+  for (let candidates = FILTER_BUDGET; candidates > 0; candidates--) {
+    const run = applyInterval(iv, t, s.zone);
+    // Validation guarantees progress; this guards against a future rule that breaks it.
+    if (!(run > t)) return null;
+    const wall = s.zone.wallAt(run);
+    if (!filter || filter.test(wallFields(wall))) return run;
+    if (run - from > horizon) return null;
+    t = run;
+    if (step > 0) {
+      // Every candidate before the next minute the filter accepts is dropped: jump to the last
+      // chain point before it (not past an offset change, where the wall clock may step back).
+      const spanEnd = s.zone.spanEnd(run);
+      const stop = Math.min(from + horizon + step, spanEnd);
+      // Within the span the offset is constant: a chain point falls in a wall minute when the
+      // first point at or after the minute's start comes before its end.
+      const offset = wall - run;
+      const hit = (minute: number) => run + Math.ceil((minute - offset - run) / step) * step < minute - offset + MINUTE;
+      const next = nextFilterMinute(filter, wall + 1, wall + (stop - run), null, budget, step > MINUTE ? hit : undefined);
+      if (next !== next && (budget.exhausted || spanEnd >= from + horizon + step)) return null;
+      const target = next === next ? run + (next - wall) : stop;
+      t = run + Math.floor((target - run - 1) / step) * step;
+    }
   }
   return null;
 }
 
-function nextInterval(s: CompiledSchedule, iv: Interval, filter: CompiledFilter | null, from: number): number | null {
-  let t = from;
-  for (let budget = FILTER_BUDGET; budget > 0; budget--) {
-    const run = applyInterval(iv, t, s.zone);
-    // Validation guarantees progress; this guards against a future rule that breaks it.
-    if (!(run > t)) return null;
-    if (!filter || filter.test(vars(s, run))) return run;
-    if (run - from > FILTER_HORIZON) return null;
-    t = run;
-  }
-  return null;
+/**
+ * nextRun within `horizon` ms of `from` (filtered crontabs and intervals; the rest ignore it),
+ * spending at most `budget` on filter searches. For checks that must stay cheap.
+ */
+export function nextRunWithin(schedule: Schedule, from: number, horizon: number, budget: Budget = newBudget()): number | null {
+  const s = compiled(schedule);
+  const filter = s.compiledFilter;
+  if (s.kind === 'crontab') return filter ? nextFilteredCron(s, s.cron!, filter, from, horizon, budget) : nextCronRun(s.cron!, s.zone, from, horizon);
+  if (s.kind === 'interval') return nextInterval(s, s.interval!, filter, from, horizon, budget);
+  return nextRun(s, from);
 }
 
 /** Up to `count` successive runs, chaining nextRun. */

@@ -16,6 +16,22 @@ describe('config', () => {
     expect(loadConfig({ TOCK_RATE_LIMIT: '0' }).TOCK_RATE_LIMIT.rate).to.equal(0);
   });
 
+  it('gives new accounts a job limit of 1000 unless TOCK_ACCOUNT_JOB_LIMIT says otherwise (0: none)', () => {
+    expect(loadConfig({}).TOCK_ACCOUNT_JOB_LIMIT).to.equal(1000);
+    expect(loadConfig({ TOCK_ACCOUNT_JOB_LIMIT: '0' }).TOCK_ACCOUNT_JOB_LIMIT).to.equal(0);
+    expect(loadConfig({ TOCK_ACCOUNT_JOB_LIMIT: '25' }).TOCK_ACCOUNT_JOB_LIMIT).to.equal(25);
+    for (const bad of ['-1', '2.5', 'many']) {
+      try {
+        loadConfig({ TOCK_ACCOUNT_JOB_LIMIT: bad });
+        expect.fail(`${bad} was accepted`);
+      } catch (error) {
+        expect(error).to.be.instanceOf(ConfigError);
+        expect((error as ConfigError).problems).to.have.length(1);
+        expect((error as ConfigError).problems[0]).to.match(/^TOCK_ACCOUNT_JOB_LIMIT: /);
+      }
+    }
+  });
+
   it('reports every problem, one line each, naming the variable', () => {
     try {
       loadConfig({ PORT: 'eighty', TOCK_BOOTSTRAP_TOKEN: 'short', NATS_URL: 'http://x', TOCK_RATE_LIMIT: 'fast' });
