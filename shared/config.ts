@@ -13,6 +13,20 @@ const optionalUrl = (schemes: string[]) =>
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || schemes.some((s) => v.startsWith(s)), { message: `must start with ${schemes.join(' or ')}` });
 
+const POSTGRES = ['postgres://', 'postgresql://'];
+/** A postgres URL's optional `schema` parameter must be a plain name: it is put into SQL. */
+const schemaParamOk = (v: string | undefined) => {
+  if (!v || !POSTGRES.some((s) => v.startsWith(s))) return true;
+  try {
+    const schema = new URL(v).searchParams.get('schema');
+    return schema === null || /^[a-z_][a-z0-9_]{0,62}$/.test(schema);
+  } catch {
+    return false;
+  }
+};
+const storeUrl = (schemes: string[]) =>
+  optionalUrl(schemes).refine(schemaParamOk, { message: 'must be a valid URL; its schema parameter, if any, lower-case letters, digits and _' });
+
 const rateLimit = z
   .string()
   .default('1')
@@ -42,7 +56,13 @@ const schema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   NATS_URL: optionalUrl(['nats://', 'tls://', 'ws://', 'wss://']),
+  // The event store: PostgreSQL or EventStoreDB; unset, SQLite under DATA_DIR. ESDB_URL is the older
+  // name, still read when EVENTSTORE_URL is unset.
+  EVENTSTORE_URL: storeUrl([...POSTGRES, 'esdb://', 'esdb+discover://']),
   ESDB_URL: optionalUrl(['esdb://', 'esdb+discover://']),
+  // The logs read model: PostgreSQL, or `sqlite:` (optionally `sqlite:<file>`); unset, the event
+  // store's PostgreSQL when that is PostgreSQL, else SQLite under DATA_DIR.
+  LOGS_DB_URL: storeUrl([...POSTGRES, 'sqlite:']),
   TOCK_BOOTSTRAP_TOKEN: z
     .string()
     .optional()
@@ -60,6 +80,9 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // Distributed mode: each service's operations port (/healthz, /readyz, /metrics); 0: any free port.
+  OPS_PORT: port(9464),
+  OPS_HOST: z.string().default('0.0.0.0'),
   // Notifications: email goes through the operator's SMTP server (unset: email channels fail with
   // a clear error); the merge window groups an account's notifications into one message per channel.
   SMTP_HOST: z.string().trim().optional().transform((v) => (v ? v : undefined)),

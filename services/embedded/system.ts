@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
+import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { smtpSettings, type Config } from '../../shared/config.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
@@ -9,7 +9,8 @@ import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { collectProcessMetrics, renderMetrics, type MetricsSnapshot } from '../../shared/metrics.ts';
+import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
@@ -31,7 +32,8 @@ export interface EmbeddedOptions {
 }
 
 /**
- * Every service in one process: SQLite event store under DATA_DIR, in-process bus, and the
+ * Every service in one process: the event store EVENTSTORE_URL names (SQLite under DATA_DIR by
+ * default), in-process bus, and the
  * services talking real gRPC over loopback, exactly as they do when deployed apart.
  */
 export async function startEmbedded(options: EmbeddedOptions) {
@@ -39,13 +41,15 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
-  const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
-  const bus = createInProcessBus({ clock });
+  const store = openStore(config);
+  const bus = measuredBus(createInProcessBus({ clock }));
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
+  collectProcessMetrics();
   const loopback = '127.0.0.1:0';
 
   const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
-  const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
+  const logsDb = logsStoreChoice(config);
+  const logs = await startLogsService({ bus, ...(logsDb.kind === 'postgres' ? { dbUrl: logsDb.url } : { dbPath: logsDb.path }), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({
     store,
@@ -70,7 +74,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   };
   // A clock given by a test cannot cross into a thread: that executor stays with it.
-  const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number } =
+  const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number; metrics?(): Promise<MetricsSnapshot | undefined> } =
     config.TOCK_EXECUTOR_THREAD === 'on' && !options.clock
       ? await startExecutorThread(executorSettings)
       : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
@@ -87,6 +91,8 @@ export async function startEmbedded(options: EmbeddedOptions) {
     log: log.child({ component: 'gateway' }),
     host: config.HOST,
     port: config.PORT,
+    // One /metrics for the whole process, the executor thread's runs included.
+    metrics: () => renderMetrics(executor.metrics ? [executor.metrics] : []),
   });
   return {
     port: gateway.port,

@@ -1,8 +1,11 @@
+import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
+import { startOpsServer } from '../../shared/opsServer.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startExecutorService } from './server.ts';
 
@@ -12,7 +15,7 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: an executor on its own needs NATS (npm start runs everything embedded instead)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-executor' });
+const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor' }));
 const leases = await connectNatsLeases(config.NATS_URL);
 const executor = await startExecutorService({
   bus,
@@ -24,7 +27,10 @@ const executor = await startExecutorService({
   publicUrl: config.TOCK_PUBLIC_URL,
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
 });
+collectProcessMetrics();
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
+  await ops.stop();
   await executor.stop();
   await leases.close();
   await bus.close();

@@ -5,6 +5,7 @@ import { createPortBus } from '../../shared/bus/portBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
+import { metricsSnapshot, type MetricsSnapshot } from '../../shared/metrics.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from './server.ts';
 
@@ -18,6 +19,8 @@ export interface ExecutorThreadData {
 }
 
 export type ThreadLog = { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> };
+/** The thread's metrics, asked for by the main thread at each scrape (`{ t: 'metrics', id }`). */
+export type ThreadMetrics = { t: 'metrics'; id: number; snapshot: MetricsSnapshot };
 
 const data = workerData as ExecutorThreadData;
 const control = parentPort!;
@@ -50,7 +53,12 @@ const executor = await startExecutorService({
   publicUrl: data.publicUrl,
   accountConcurrency: data.accountConcurrency,
 });
-control.on('message', async (message: { t: string }) => {
+control.on('message', async (message: { t: string; id?: number }) => {
+  if (message.t === 'metrics') {
+    const reply: ThreadMetrics = { t: 'metrics', id: message.id!, snapshot: await metricsSnapshot() };
+    control.postMessage(reply);
+    return;
+  }
   if (message.t !== 'stop') return;
   await executor.stop();
   await bus.close();

@@ -7,7 +7,7 @@ import { authenticate, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
-import { createMetrics } from './metrics.ts';
+import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
@@ -17,6 +17,8 @@ export interface GatewayOptions {
   rateLimit: { rate: number; burst: number };
   log: Logger;
   now?: () => number;
+  /** The /metrics exposition (embedded mode adds the executor thread's); default: this process's registry. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
@@ -30,7 +32,7 @@ export function createGateway(options: GatewayOptions): Koa {
   const now = options.now ?? Date.now;
   const tokenLimiter = createRateLimiter(options.rateLimit, now);
   const addressLimiter = createRateLimiter(options.rateLimit, now);
-  const metrics = createMetrics();
+  const metrics = options.metrics ?? (() => renderMetrics());
   const app = new Koa({ proxy: false });
   const router = new Router();
 
@@ -46,9 +48,10 @@ export function createGateway(options: GatewayOptions): Koa {
       ctx.body = { status: 'not ready', reason: 'jobs service unreachable' };
     }
   });
-  router.get('/metrics', (ctx) => {
-    ctx.type = 'text/plain; version=0.0.4';
-    ctx.body = metrics.render();
+  router.get('/metrics', async (ctx) => {
+    const { contentType, body } = await metrics();
+    ctx.type = contentType;
+    ctx.body = body;
   });
 
   const openApi = JSON.stringify(openApiDocument());
@@ -60,9 +63,10 @@ export function createGateway(options: GatewayOptions): Koa {
   router.all('/api/v1/:fn', async (ctx) => {
     const started = performance.now();
     const name = String(ctx.params.fn);
-    const requestId = randomUUID();
+    const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.set('X-Request-Id', requestId);
     let code = 0;
+    let accountId: string | undefined;
     try {
       if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
         throw new AppError('UNKNOWN_FUNCTION', `method ${ctx.method} is not supported; use GET or POST`);
@@ -73,6 +77,7 @@ export function createGateway(options: GatewayOptions): Koa {
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
       const token = extractToken(ctx.get('authorization'), params);
       const account = await authenticate(clients.jobs, token, ctx.ip, addressLimiter, tokenLimiter);
+      accountId = String(account.id);
       ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
@@ -83,7 +88,11 @@ export function createGateway(options: GatewayOptions): Koa {
       ctx.body = envelopeError(appError);
     }
     // The label must come from our table, never from the request: a path is not a metric name.
-    metrics.observe(Object.hasOwn(FUNCTIONS, name) ? name : 'unknown', code, (performance.now() - started) / 1000);
+    const fn = Object.hasOwn(FUNCTIONS, name) ? name : 'unknown';
+    const seconds = (performance.now() - started) / 1000;
+    apiRequestDuration.observe({ function: fn, code }, seconds);
+    // The access log: never the query or body (tokens and passwords travel there).
+    log.info('api request', { requestId, method: ctx.method, function: fn, code, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, ip: ctx.ip, accountId });
   });
 
   app.use(async (ctx, next) => {
@@ -105,6 +114,11 @@ export function createGateway(options: GatewayOptions): Koa {
   });
   app.on('error', (error) => log.warn('http error', { error }));
   return app;
+}
+
+/** The caller's request id when it is a sane token (so it can be followed across systems), else a new one. */
+function requestIdOf(sent: string) {
+  return sent && sent.length <= 128 && /^[A-Za-z0-9._:\/+=-]+$/.test(sent) ? sent : randomUUID();
 }
 
 /** Seconds a client is told to wait (Retry-After) when a store or service is busy or unreachable. */

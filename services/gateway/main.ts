@@ -5,6 +5,7 @@ import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics } from '../../shared/metrics.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startGatewayServer } from './server.ts';
 
@@ -16,6 +17,7 @@ const clients = {
   logs: createClient(LogsService, config.LOGS_ADDR ?? `127.0.0.1:${config.LOGS_GRPC_PORT}`),
   notifier: createClient(NotifierService, config.NOTIFIER_ADDR ?? `127.0.0.1:${config.NOTIFIER_GRPC_PORT}`),
 };
+collectProcessMetrics();
 const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, log, host: config.HOST, port: config.PORT });
 onShutdown(log, async () => {
   await server.stop();

@@ -1,7 +1,10 @@
 import { systemClock } from '../../shared/clock.ts';
+import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
+import { startOpsServer } from '../../shared/opsServer.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { ensureTopology } from '../../shared/topology.ts';
@@ -11,11 +14,14 @@ const config = loadConfigOrExit();
 const log = createLogger('jobs', {}, config.LOG_LEVEL);
 const store = openStore(config);
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
-const bus = config.NATS_URL ? await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' }) : undefined;
+const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' })) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
 const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
+collectProcessMetrics();
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
+  await ops.stop();
   await server.stop();
   await bus?.close();
   await store.close();

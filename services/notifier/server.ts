@@ -6,6 +6,7 @@ import { NotificationSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
 import type { Logger } from '../../shared/log.ts';
+import { notifications } from '../../shared/metrics.ts';
 import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
 import { ensureTopology, notificationSubject, type TopologyOptions } from '../../shared/topology.ts';
 import { createChannelService } from './channelService.ts';
@@ -80,6 +81,7 @@ export async function startNotifier(options: NotifierOptions) {
     leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
     retry: options.retry ?? DEFAULT_RETRY,
     random: options.random,
+    onAttempt: (channel, outcome) => notifications.inc({ channel, outcome }),
     onDecided: async (n) => {
       const kind = n.triggers[0]?.kind ?? 'failed';
       await bus.publish(notificationSubject(n.accountId, kind), toBinary(NotificationSchema, toProtoNotification(n)), { msgId: n.id });

@@ -3,6 +3,8 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
+import { startOpsServer } from '../../shared/opsServer.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startPlanner } from './server.ts';
@@ -23,7 +25,10 @@ try {
   process.exit(1);
 }
 const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+collectProcessMetrics();
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
+  await ops.stop();
   await server.stop();
   await bus.close();
   await store.close();

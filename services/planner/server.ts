@@ -5,6 +5,7 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
 import type { Logger } from '../../shared/log.ts';
+import { watchPlanner } from '../../shared/metrics.ts';
 import { plannerGrpcImpl } from './grpcServer.ts';
 import { Planner } from './planner.ts';
 
@@ -29,12 +30,14 @@ export async function startPlanner(options: StartPlannerOptions) {
   const { log } = options;
   const planner = new Planner(options);
   await planner.start();
+  const unwatch = watchPlanner(() => planner.stats());
   const server = createGrpcServer();
   addService(server, PlannerService, plannerGrpcImpl(planner), log);
   let port: number;
   try {
     port = await startServer(server, options.address);
   } catch (error) {
+    unwatch();
     await planner.stop();
     throw error;
   }
@@ -45,6 +48,7 @@ export async function startPlanner(options: StartPlannerOptions) {
     planner,
     /** Stops serving and publishing; `flush: false` stops like a crash (tests). */
     async stop(stopOptions: { flush?: boolean } = {}) {
+      unwatch();
       await stopServer(server);
       await planner.stop(stopOptions);
     },

@@ -223,6 +223,15 @@ export async function connectNatsBus(url: string, options: { name?: string } = {
       }
     },
 
+    async backlog(stream, durable) {
+      try {
+        const info = await jsm.consumers.info(stream, durable);
+        return { pending: info.num_pending, ackPending: info.num_ack_pending };
+      } catch {
+        return undefined; // no such durable (yet), or the server is away: the scrape goes on without it
+      }
+    },
+
     async close() {
       await Promise.all([...consumers].map((c) => c.stop()));
       if (nc.isClosed()) return;

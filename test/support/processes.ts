@@ -24,7 +24,8 @@ export interface ServiceProcess {
 export function startService(name: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<ServiceProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', `services/${name}/main.ts`], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      // Ops ports on any free port: several services share this machine.
+      env: { ...process.env, LOG_LEVEL: 'info', OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];

@@ -492,4 +492,39 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
   });
+
+  describe('event store and logs storage', () => {
+    it('base: logs keeps its read model (and so its durable consumer name) on a PersistentVolumeClaim', () => {
+      const logs = named(base, 'Deployment', 'logs')!;
+      const file = String(baseConfig?.LOGS_DB_URL);
+      expect(file).to.match(/^sqlite:\//);
+      const mount = containersOf(logs)[0]!.volumeMounts.find((m: Obj) => file.slice('sqlite:'.length).startsWith(`${m.mountPath}/`));
+      expect(mount, 'the read model file is on a mounted volume').to.be.an('object');
+      const claim = (podSpec(logs).volumes as Obj[]).find((v) => v.name === mount.name)?.persistentVolumeClaim?.claimName;
+      expect(named(base, 'PersistentVolumeClaim', claim), `PersistentVolumeClaim ${claim}`).to.be.an('object');
+      expect(logs.spec.strategy?.type, 'one pod at a time on a ReadWriteOnce volume').to.equal('Recreate');
+    });
+
+    it('postgres: EVENTSTORE_URL reaches the PostgreSQL StatefulSet, EventStoreDB is gone, logs share the database', () => {
+      const docs = build(join(OVERLAYS, 'postgres'));
+      const config = loadConfig(named(docs, 'ConfigMap', 'tock-config')!.data);
+      const url = new URL(config.EVENTSTORE_URL!);
+      expect(url.password, 'no password in the ConfigMap').to.equal('');
+      const { target } = expectRoute(docs, 'EVENTSTORE_URL', url.hostname, Number(url.port));
+      expect(target.kind).to.equal('StatefulSet');
+      expect(target.spec.volumeClaimTemplates).to.have.length.greaterThan(0);
+      expect(named(docs, 'StatefulSet', 'eventstore')).to.equal(undefined);
+      expect(config.LOGS_DB_URL, 'logs in the event store database').to.equal(undefined);
+      const logs = named(docs, 'Deployment', 'logs')!;
+      expect(logs.spec.replicas).to.be.greaterThan(1);
+      expect((podSpec(logs).volumes as Obj[]).some((v) => v.persistentVolumeClaim)).to.equal(false);
+      expect(named(docs, 'PersistentVolumeClaim', 'logs-data')).to.equal(undefined);
+      // The password reaches PostgreSQL and the services that connect to it from one Secret, and never the executor.
+      const password = containersOf(target)[0]!.env.find((e: Obj) => e.name === 'POSTGRES_PASSWORD');
+      expect(password.valueFrom.secretKeyRef).to.include({ name: 'tock-secrets', key: 'PGPASSWORD' });
+      for (const name of ['jobs', 'planner', 'logs']) {
+        expect(containersOf(named(docs, 'Deployment', name)!)[0]!.envFrom.map((e: Obj) => e.secretRef?.name), name).to.include('tock-secrets');
+      }
+    });
+  });
 });
