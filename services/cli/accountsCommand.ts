@@ -8,8 +8,9 @@ export const ACCOUNTS_USAGE = `usage:
   tock accounts list [--json]
   tock accounts rotate <id> [--json]
   tock accounts disable <id>
-An operator's commands. They go to the jobs service at JOBS_ADDR when it is set, otherwise
-straight to the event store of DATA_DIR (or EVENTSTORE_URL / ESDB_URL), next to a running Tock.
+An operator's commands. They go to the admin service at ADMIN_ADDR when it is set (with
+TOCK_ADMIN_TOKEN and, for mutual TLS, TOCK_GRPC_TLS_*), otherwise straight to the event store of
+DATA_DIR (or EVENTSTORE_URL), next to a running Tock.
 Tokens are printed once: only their hash is stored.`;
 
 const OPTIONS = { name: { type: 'string' }, timezone: { type: 'string' }, limit: { type: 'string' } } as const;

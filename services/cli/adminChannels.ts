@@ -2,6 +2,7 @@ import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
+import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { startChannelsServer } from '../notifier/server.ts';
@@ -14,8 +15,9 @@ import type { Io } from './io.ts';
  */
 export async function adminChannels(args: string[], io: Io): Promise<number> {
   const config = loadConfigOrExit(io.env);
+  const log = createLogger('cli', {}, 'warn');
   if (config.NOTIFIER_ADDR) {
-    const notifier = createClient(NotifierService, config.NOTIFIER_ADDR);
+    const notifier = createClient(NotifierService, config.NOTIFIER_ADDR, grpcCredentialsOrExit(config, 'service', log));
     try {
       return await channelsCommand(args, notifier, io.out, io.err);
     } finally {
@@ -23,17 +25,19 @@ export async function adminChannels(args: string[], io: Io): Promise<number> {
     }
   }
   const store = openStore(config);
+  const { service: credentials } = loopbackCredentials();
   const server = await startChannelsServer({
     store,
     clock: systemClock,
-    log: createLogger('cli', {}, 'warn'),
+    log,
     address: '127.0.0.1:0',
+    credentials,
     allowNetworks: config.TOCK_ALLOW_NETWORKS,
     smtp: smtpSettings(config),
     publicUrl: config.TOCK_PUBLIC_URL,
     telegramApi: config.TOCK_TELEGRAM_API,
   });
-  const notifier = createClient(NotifierService, server.address);
+  const notifier = createClient(NotifierService, server.address, credentials);
   try {
     return await channelsCommand(args, notifier, io.out, io.err);
   } finally {

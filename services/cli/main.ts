@@ -8,7 +8,7 @@ Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8
   jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs
   logs <job id> [--follow]                                      a job's execution results
   groups list|get|add|edit|delete ...                           job groups
-Operator commands (JOBS_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
+Operator commands (ADMIN_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
   accounts create|list|rotate|disable ...                       accounts and their API tokens
   channels list|add|edit|delete|test --account ID ...           an account's notification channels
 Anywhere:
