@@ -309,15 +309,15 @@ describe('deploy manifests (deploy/k8s)', () => {
 
   describe('services', () => {
     for (const name of SERVICES) {
-      it(`${name}: a Deployment runs services/${name}/main.ts with tock-config`, () => {
+      it(`${name}: a Deployment runs the compiled services/${name}/main.ts (dist/) with tock-config`, () => {
         const deployment = named(base, 'Deployment', name);
         expect(deployment, `Deployment ${name}`).to.be.an('object');
         const containers = containersOf(deployment!);
         expect(containers).to.have.length(1);
         const command: string[] = [...(containers[0]!.command ?? []), ...(containers[0]!.args ?? [])];
-        // The same node flags as `npm start`: a young generation big enough for bursts of runs.
-        expect(command.slice(0, 4), `${name} runs node --import tsx`).to.deep.equal(['node', '--max-semi-space-size=64', '--import', 'tsx']);
-        expect(command, `${name} command`).to.include(`services/${name}/main.ts`);
+        // The same node flags as `npm start`: a young generation big enough for bursts of runs. The
+        // image holds compiled JavaScript only (no TypeScript loader): plain node on dist/.
+        expect(command, `${name} command`).to.deep.equal(['node', '--max-semi-space-size=64', `dist/services/${name}/main.js`]);
         expect(containers[0]!.workingDir, `${name} workingDir`).to.equal('/app');
         expect(deployment!.spec.selector?.matchLabels, `${name} has a selector`).to.be.an('object');
         expect(selects(deployment!.spec.selector.matchLabels, deployment!.spec.template.metadata?.labels), `${name}: selector matches its pod labels`).to.equal(true);
