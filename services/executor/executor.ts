@@ -1,13 +1,14 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Bus, BusMessage, Consumer } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { DueRunSchema, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
-import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
-import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
+import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
+import { attemptId, attemptOf, executionOf, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
 import { createFairGate } from './fairGate.ts';
 import type { HttpCaller } from './httpCall.ts';
+import { retryDelayMs, shouldRetry } from './retryPolicy.ts';
 
 export interface ExecutorOptions {
   bus: Bus;
@@ -69,7 +70,24 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
     const message = create(ExecutionSchema, execution);
     const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
-    await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: run.runId });
+    await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: message.runId });
+  };
+
+  /**
+   * The call's event; for a failure that may pass with attempts left, the next attempt goes on
+   * the bus first (a message, not a timer here: it outlives this executor; its id makes a second
+   * publish after a crash a no-op), and the event says one is coming.
+   */
+  const settle = async (run: DueRun, result: Awaited<ReturnType<HttpCaller['call']>>) => {
+    const execution = executionOf(run, result, serverName);
+    const attempt = attemptOf(run);
+    if (execution.outcome === ExecutionOutcome.FAILED && attempt <= run.target!.retries && shouldRetry(result)) {
+      const now = clock.now();
+      const next = retryOf(run, now + retryDelayMs(attempt, run.target!.retryBackoff, result, now));
+      await bus.publish(dueRunSubject(Number(run.target!.jobId)), toBinary(DueRunSchema, next), { msgId: attemptId(next) });
+      execution.willRetry = true;
+    }
+    await publish(run, execution);
   };
 
   const handle = async (msg: BusMessage) => {
@@ -88,7 +106,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       // Built while the run waits for its instant (it depends on the scheduled time only), so the
       // top of a second spends its time on sending.
       const spec = requestFor(run, userAgent);
-      const due = Number(run.scheduledAt);
+      const due = fireAt(run);
       if (due > clock.now()) {
         // Its connection is opened while it waits, so the instant is spent sending.
         const went = caller.expect(spec.url, due);
@@ -105,8 +123,8 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       const limit = run.target.instances;
       const leaseKey = `job-${run.target.jobId}`;
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
-      if (limit > 0 && !(await leases.acquire(leaseKey, run.runId, limit, (run.target.timeout * 2 + 60) * 1000))) {
-        await publish(run, skippedExecution(run, serverName, clock.now()));
+      if (limit > 0 && !(await leases.acquire(leaseKey, attemptId(run), limit, (run.target.timeout * 2 + 60) * 1000))) {
+        await publish(run, attemptOf(run) > 1 ? retryNotMade(run, serverName, clock.now()) : skippedExecution(run, serverName, clock.now()));
         await msg.ack();
         return;
       }
@@ -120,14 +138,13 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
           await publish(run, skippedExecution(run, serverName, clock.now(), why));
         } else {
           try {
-            const result = await caller.call(spec);
-            await publish(run, executionOf(run, result, serverName));
+            await settle(run, await caller.call(spec));
           } finally {
             release();
           }
         }
       } finally {
-        if (limit > 0) await leases.release(leaseKey, run.runId).catch((error) => log.warn('lease release failed', { error }));
+        if (limit > 0) await leases.release(leaseKey, attemptId(run)).catch((error) => log.warn('lease release failed', { error }));
       }
       await msg.ack();
     } finally {

@@ -50,6 +50,8 @@ export const JOB_SETTINGS: Record<string, Schema> = {
   notifyTime: { description: 'notify when a run takes longer than this many seconds (0 or null: off)', type: ['integer', 'null'], minimum: 0, maximum: 86400 },
   group: { description: 'group id; 0 or null: none', type: ['integer', 'null'], minimum: 0 },
   name: str('job name', { maxLength: 255 }),
+  retries: int('attempts after a failed call that may pass (connection error, timeout, 5xx, 429)', { minimum: 0, maximum: 10, default: 0 }),
+  retryBackoff: int('base of the exponential backoff between attempts, seconds (full jitter, capped at 1 hour)', { minimum: 1, maximum: 3600, default: 10 }),
 };
 
 interface FunctionDoc {
@@ -150,6 +152,8 @@ const SCHEMAS: Record<string, Schema> = {
           ip: str('address called'),
           server: str('executor'),
           executionTime: { type: 'number', description: 'seconds' },
+          attempt: int('which attempt of its occurrence (1 the first)'),
+          willRetry: bool('another attempt of this occurrence is scheduled'),
         },
       },
     },

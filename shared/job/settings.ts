@@ -139,6 +139,9 @@ export const SETTINGS = {
   failureThreshold: int({ default: 20, check: intRange(1, 100) }),
   keyword: text({ default: '', check: maxLength(100), target: true }),
   pattern: text({ default: '', check: maxLength(255), target: true }),
+  // Tock's: attempts after a failed call, and the base of their backoff (see services/executor/retryPolicy.ts).
+  retries: int({ default: 0, check: intRange(0, 10), target: true }),
+  retryBackoff: int({ default: 10, check: intRange(1, 3600, ' seconds'), target: true }),
 } as const;
 
 type Table = typeof SETTINGS;
