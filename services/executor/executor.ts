@@ -64,7 +64,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     });
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
-    if (notice) stale.cancel(notice.jobId, notice.before);
+    if (notice) stale.cancel(notice.jobId, notice.before, notice.retries === true);
   });
 
   const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
@@ -116,7 +116,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
         if (!onTime) return msg.nak();
       }
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
-      if (!run.manual && stale.isStale(Number(run.target.jobId), Number(run.plannedAt))) {
+      if (stale.isStale(Number(run.target.jobId), Number(run.plannedAt), run.manual, attemptOf(run) > 1)) {
         await msg.ack();
         return;
       }
@@ -174,17 +174,31 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   };
 }
 
-/** Cancel notices per job, forgotten after ten minutes (far longer than any planning lead). */
+/**
+ * Cancel notices per job. A job change makes the runs planned before it stale: every run when the
+ * planner had runs ahead (it publishes them again from the new state), only retries otherwise.
+ * A retry is stale after any change, whether or not its first attempt was asked for by hand.
+ * Forgotten after an hour (the longest wait before a retry).
+ */
 function createStaleRuns() {
-  const before = new Map<number, number>();
+  const runs = new Map<number, number>();
+  const retries = new Map<number, number>();
+  const note = (map: Map<number, number>, jobId: number, at: number) => {
+    map.set(jobId, Math.max(at, map.get(jobId) ?? 0));
+    if (map.size > 100_000) {
+      const horizon = Date.now() - 60 * 60_000;
+      for (const [id, t] of map) if (t < horizon) map.delete(id);
+    }
+  };
   return {
-    cancel(jobId: number, at: number) {
-      before.set(jobId, Math.max(at, before.get(jobId) ?? 0));
-      if (before.size > 100_000) {
-        const horizon = Date.now() - 10 * 60_000;
-        for (const [id, t] of before) if (t < horizon) before.delete(id);
-      }
+    cancel(jobId: number, at: number, retriesOnly: boolean) {
+      note(retries, jobId, at);
+      if (!retriesOnly) note(runs, jobId, at);
     },
-    isStale: (jobId: number, plannedAt: number) => plannedAt > 0 && plannedAt < (before.get(jobId) ?? 0),
+    isStale(jobId: number, plannedAt: number, manual: boolean, retry: boolean) {
+      if (plannedAt <= 0) return false;
+      if (retry) return plannedAt < (retries.get(jobId) ?? 0);
+      return !manual && plannedAt < (runs.get(jobId) ?? 0);
+    },
   };
 }

@@ -91,6 +91,16 @@ describe('retries (embedded mode, real HTTP targets)', function () {
     expect((await ok<any>(system.api.call('cron_get', { id: gone.job.id }))).fail).to.equal(1);
   });
 
+  it('drops the retries still waiting when the job is changed', async () => {
+    scripts.set('/dropped', [{ status: 500 }]);
+    const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/dropped`, expression: 'manual', retries: 3, retryBackoff: 2 }));
+    await ok(system.api.call('cron_run', { id: job.id }));
+    await waitFor(() => hits('/dropped').length >= 1, 10_000, 'the first attempt');
+    await ok(system.api.call('cron_disable', { id: job.id }));
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(hits('/dropped'), 'no attempt after the change').to.have.length(1);
+  });
+
   it('refuses settings out of range, naming them', async () => {
     const bad = await system.api.call('cron_add', { url: `${target.url}/x`, retries: 11 });
     expect(bad).to.include({ status: 'error', code: 3 });
