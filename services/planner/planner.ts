@@ -211,14 +211,15 @@ export class Planner {
    */
   private cancelAhead(jobId: number): boolean {
     const until = this.ahead.get(jobId);
-    if (until === undefined) return false;
     const now = this.options.clock.now();
     this.ahead.delete(jobId);
-    if (until <= now) return false;
-    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now })).catch((error) =>
+    // Nothing of the job is ahead of its time: only retries waiting on the bus are stale (runs
+    // due now stay valid, and nothing would publish them again).
+    const ahead = until !== undefined && until > now;
+    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now, retries: !ahead })).catch((error) =>
       this.options.log.warn('cancel notice not sent', { jobId, error }),
     );
-    return true;
+    return ahead;
   }
 
   private hasDue() {
