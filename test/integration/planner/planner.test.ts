@@ -72,6 +72,8 @@ describe('planner (integration: SQLite store, in-process bus, fake clock)', func
       instances: 2,
       keyword: 'ok',
       pattern: 'error',
+      retries: 0,
+      retryBackoff: 10,
       // Account 9 has no events here: it has no signing secret, its requests go unsigned.
       signingSecrets: [],
     });
