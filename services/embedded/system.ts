@@ -10,6 +10,8 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { exportKeys, secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyring } from '../../shared/crypto/loadKeyring.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
@@ -40,11 +42,14 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   const store = openStore({ DATA_DIR: config.DATA_DIR, ESDB_URL: undefined });
+  // Job secrets are sealed at rest; with no key configured, embedded mode keeps its own in DATA_DIR.
+  const keyring = loadKeyring(config, { generateIn: config.DATA_DIR });
+  const secrets = secretBox(keyring);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   const loopback = '127.0.0.1:0';
 
-  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
+  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT, secrets });
   const logs = await startLogsService({ bus, dbPath: join(config.DATA_DIR, 'logs.db'), log: log.child({ component: 'logs' }), address: loopback });
   const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({
@@ -72,8 +77,8 @@ export async function startEmbedded(options: EmbeddedOptions) {
   // A clock given by a test cannot cross into a thread: that executor stays with it.
   const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number } =
     config.TOCK_EXECUTOR_THREAD === 'on' && !options.clock
-      ? await startExecutorThread(executorSettings)
-      : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
+      ? await startExecutorThread({ ...executorSettings, secretKeys: exportKeys(keyring) })
+      : await startExecutorService({ ...executorSettings, secrets, leases: createMemoryLeases(() => clock.now()), clock });
   const clients = {
     jobs: createClient(JobsService, jobs.address),
     planner: createClient(PlannerService, planner.address),

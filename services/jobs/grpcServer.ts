@@ -13,6 +13,7 @@ import {
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { settingsFromProto, settingsToProtoJob } from '../../shared/grpc/jobSettingsProto.ts';
 import { effectiveStatus } from '../../shared/job/index.ts';
+import { maskSecrets } from '../../shared/job/secretSettings.ts';
 import type { Account } from './account.ts';
 import type { Group } from './group.ts';
 import type { JobEntry } from './jobsView.ts';
@@ -25,7 +26,8 @@ export function toProtoJob(entry: JobEntry, now: number): MessageInitShape<typeo
   return {
     id: BigInt(job.id),
     accountId: BigInt(job.accountId),
-    ...settingsToProtoJob(job.settings),
+    // Answers never carry a secret: URL credentials and header values masked, the password as hasPassword.
+    ...settingsToProtoJob(maskSecrets(job.settings)),
     fail: job.fail,
     status: effectiveStatus(job, now),
     points: entry.points,

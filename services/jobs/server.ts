@@ -8,11 +8,15 @@ import { consumeExecutions } from './executionConsumer.ts';
 import { jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
 import { JobsView } from './jobsView.ts';
+import { sealingStore } from './sealingStore.ts';
+import type { Sealer } from '../../shared/job/secretSettings.ts';
 
 /** Builds the jobs view from the store, then serves JobsService over gRPC at `address` (port 0: any). */
 /** With a bus, it also consumes execution outcomes (failure counting). */
-export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus; accountJobLimit?: number }) {
-  const { store, clock, log } = options;
+/** With `secrets`, job secrets are sealed in the store (every deployment passes it; some tests do not need it). */
+export async function startJobsServer(options: { store: EventStore; clock: Clock; log: Logger; address: string; bus?: Bus; accountJobLimit?: number; secrets?: Sealer }) {
+  const { clock, log } = options;
+  const store = options.secrets ? sealingStore(options.store, options.secrets) : options.store;
   const view = new JobsView();
   const started = Date.now();
   await view.start(store, (error) => log.error('jobs view subscription failed', { error }));

@@ -47,7 +47,7 @@ function durableOf(view: LogsView): string {
 /** Consumes EXECUTIONS into the logs read model and serves LogsService over gRPC. */
 export async function startLogsService(options: LogsServiceOptions): Promise<LogsServiceHandle> {
   const { bus, dbPath, log } = options;
-  if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true });
+  if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   const view = new LogsView(dbPath, options);
   const server = createGrpcServer();
   let consumer: Consumer | undefined;

@@ -1,7 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors.ts';
-import { useWal } from '../../shared/sqlite.ts';
+import { privateDbFile, useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
 
@@ -88,6 +88,7 @@ export class LogsView {
   constructor(path: string, options: LogsViewOptions = {}) {
     this.keepPerJob = positive(options.keepPerJob, 1000, 'keepPerJob');
     this.keepFailuresPerJob = positive(options.keepFailuresPerJob, 1000, 'keepFailuresPerJob');
+    privateDbFile(path);
     this.db = new Database(path, { timeout: 5000 });
     if (path !== ':memory:') useWal(this.db, 5000);
     // WAL with NORMAL loses at most the last commits on power loss; they are unacked, so redelivered.
