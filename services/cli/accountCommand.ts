@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { JobAction, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 
 type Jobs = ServiceClient<(typeof JobsService)['method']>;
@@ -8,7 +8,24 @@ const USAGE = `usage:
   tock account create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N (0: none; default: the server's TOCK_ACCOUNT_JOB_LIMIT)]
   tock account list
   tock account rotate <id>
-  tock account disable <id>`;
+  tock account disable <id>        (its token is refused and its jobs stop)
+  tock account enable <id>         (token and jobs work again; jobs run from their next occurrence)
+  tock account jobs <id>           (lists the account's cron jobs, secrets masked)
+  tock account delete-jobs <id>    (deletes every cron job of the account)`;
+
+const PAGE = 1000;
+
+/** Every job of the account, page by page (the jobs service answers at most 1000 at a time). */
+async function allJobs(jobs: Jobs, accountId: bigint) {
+  const all = [];
+  for (let page = 1; ; page++) {
+    const { jobs: batch } = await jobs.listJobs({ accountId, page, limit: PAGE, keyword: '' });
+    all.push(...batch);
+    if (batch.length < PAGE) return all;
+  }
+}
+
+const STATUS_NAMES: Record<number, string> = { 0: 'active', 1: 'disabled', 4: 'auto-disabled', 5: 'paused', 6: 'done' };
 
 /** Operator commands on accounts. Tokens are printed once: only their hash is stored. */
 export async function accountCommand(args: string[], jobs: Jobs, out: (line: string) => void, err: (line: string) => void): Promise<number> {
@@ -53,7 +70,27 @@ export async function accountCommand(args: string[], jobs: Jobs, out: (line: str
     }
     case 'disable': {
       const account = await jobs.disableAccount({ id: idArg() });
-      out(`account ${account.id} disabled`);
+      out(`account ${account.id} disabled: its token is refused and its jobs do not run`);
+      return 0;
+    }
+    case 'enable': {
+      const account = await jobs.enableAccount({ id: idArg() });
+      out(`account ${account.id} enabled: its token works and its jobs run from their next occurrence`);
+      return 0;
+    }
+    case 'jobs': {
+      const list = await allJobs(jobs, idArg());
+      out(['id', 'name', 'status', 'expression', 'url'].join('\t'));
+      for (const j of list) out([j.id, j.name, STATUS_NAMES[j.status] ?? String(j.status), j.expression, j.url].join('\t'));
+      return 0;
+    }
+    case 'delete-jobs': {
+      const accountId = idArg();
+      const list = await allJobs(jobs, accountId);
+      for (let i = 0; i < list.length; i += PAGE) {
+        await jobs.applyAction({ accountId, ids: list.slice(i, i + PAGE).map((j) => j.id), action: JobAction.DELETE });
+      }
+      out(`account ${accountId}: ${list.length} cron job(s) deleted`);
       return 0;
     }
     default:

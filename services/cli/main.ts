@@ -5,6 +5,8 @@ import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { startJobsServer } from '../jobs/server.ts';
 import { startChannelsServer } from '../notifier/server.ts';
 import { accountCommand } from './accountCommand.ts';
@@ -13,7 +15,7 @@ import { nextCommand } from './nextCommand.ts';
 
 const USAGE = `usage: tock <command>
   next '<expression>' [--filter F] [--tz ZONE] [--from ISO|unix] [--count N]   preview a schedule
-  account create|list|rotate|disable ...                                        manage accounts
+  account create|list|rotate|disable|enable|jobs|delete-jobs ...                manage accounts and their jobs
   channels list|add|edit|delete|test --account ID ...                           an account's notification channels
 Accounts are managed through JOBS_ADDR when set, channels through NOTIFIER_ADDR, otherwise
 directly in DATA_DIR's event store.`;
@@ -40,8 +42,10 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   // No running service needed: serve the jobs service in-process over the same event store.
+  // The same key as the server's (embedded mode's own in DATA_DIR), so what it writes is sealed alike.
+  const secrets = secretBox(loadKeyringOrExit(config, { generateIn: config.ESDB_URL ? undefined : config.DATA_DIR, service: 'jobs' }));
   const store = openStore(config);
-  const server = await startJobsServer({ store, clock: systemClock, log, address: '127.0.0.1:0' });
+  const server = await startJobsServer({ store, clock: systemClock, log, address: '127.0.0.1:0', secrets });
   const jobs = createClient(JobsService, server.address);
   try {
     return await accountCommand(args, jobs, out, err);

@@ -7,7 +7,8 @@ export type AccountEvent =
   | { type: 'AccountCreated'; data: { id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; at: number } }
   | { type: 'AccountEdited'; data: { timezone: string; at: number } }
   | { type: 'TokenRotated'; data: { tokenHash: string; at: number } }
-  | { type: 'AccountDisabled'; data: { at: number } };
+  | { type: 'AccountDisabled'; data: { at: number } }
+  | { type: 'AccountEnabled'; data: { at: number } };
 
 export interface Account {
   id: number;
@@ -23,7 +24,8 @@ export type AccountCommand =
   | { type: 'CreateAccount'; id: number; name: string; timezone: string; tokenHash: string; jobLimit: number }
   | { type: 'EditAccount'; id: number; timezone: string }
   | { type: 'RotateToken'; id: number; tokenHash: string }
-  | { type: 'DisableAccount'; id: number };
+  | { type: 'DisableAccount'; id: number }
+  | { type: 'EnableAccount'; id: number };
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -51,6 +53,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
         return state && { ...state, tokenHash: event.data.tokenHash };
       case 'AccountDisabled':
         return state && { ...state, disabled: true };
+      case 'AccountEnabled':
+        return state && { ...state, disabled: false };
       default:
         return state;
     }
@@ -71,6 +75,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
         return [{ type: 'TokenRotated', data: { tokenHash: command.tokenHash, at: now } }];
       case 'DisableAccount':
         return state.disabled ? [] : [{ type: 'AccountDisabled', data: { at: now } }];
+      case 'EnableAccount':
+        return state.disabled ? [{ type: 'AccountEnabled', data: { at: now } }] : [];
     }
   },
 };

@@ -77,6 +77,9 @@ export function createAccountService(store: EventStore, view: JobsView, commands
       return { account: rotated, token: secret };
     },
 
+    /** Its token is refused and its jobs stop (the planner plans nothing for a disabled account). */
     disableAccount: (id: number) => command({ type: 'DisableAccount', id }),
+    /** Its token works again and its jobs run from their next occurrence; the disabled time is not caught up. */
+    enableAccount: (id: number) => command({ type: 'EnableAccount', id }),
   };
 }

@@ -138,5 +138,6 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock, accountJobLimit
       return { account: toProtoAccount(account), token };
     },
     disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
+    enableAccount: async (r) => toProtoAccount(await service.enableAccount(Number(r.id))),
   };
 }

@@ -49,6 +49,8 @@ export class Planner {
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
   private subscription: Subscription | null = null;
+  /** Account events: a disabled account's jobs are not planned (see accountStatus.ts). */
+  private statusSubscription: Subscription | null = null;
   private live = false;
   private wake: { at: number; cancel: () => void } | null = null;
   private drainQueued = false;
@@ -84,6 +86,13 @@ export class Planner {
     this.watermark = watermark;
     this.projection = new ScheduleProjection(watermark);
     const started = Date.now();
+    // Account status first, so a disabled account's jobs are parked as they are rebuilt.
+    this.statusSubscription = store.subscribe(
+      { category: 'account' },
+      (event) => this.onAccountStatus(event),
+      (error) => log.error('planner subscription to account status stopped', { error }),
+    );
+    await this.statusSubscription.caughtUp;
     this.subscription = store.subscribe(
       { category: 'cronjob' },
       (event) => this.onEvent(event),
@@ -124,6 +133,7 @@ export class Planner {
     this.watermarkTimer?.();
     this.watermarkTimer = null;
     await this.subscription?.close();
+    await this.statusSubscription?.close();
     if (options.flush ?? true) {
       await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
       await this.writing;
@@ -176,6 +186,16 @@ export class Planner {
     if (!Number.isSafeInteger(id)) return;
     const change = this.projection.apply(id, { type: event.type, data: event.data } as JobEvent, event.position);
     if (this.live) this.replan(change);
+  }
+
+  private onAccountStatus(event: RecordedEvent): void | Promise<void> {
+    if (event.type !== 'AccountDisabled' && event.type !== 'AccountEnabled') return;
+    if (this.sweeping) return this.sweeping.then(() => this.onAccountStatus(event));
+    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    if (!Number.isSafeInteger(id)) return;
+    const changes = this.projection.applyAccount(id, event, event.position);
+    if (this.live) for (const change of changes) this.replan(change);
+    this.options.log.info(event.type === 'AccountDisabled' ? 'account disabled: its jobs are not planned' : 'account enabled: its jobs are planned again', { accountId: id, jobs: changes.length });
   }
 
   private replan(change: PlanChange) {
