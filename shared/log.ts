@@ -1,6 +1,13 @@
-/** Structured JSON logs, one object per line on stdout (stderr for errors). */
+import { pino, stdSerializers, type DestinationStream } from 'pino';
+import { logWriteErrors } from './metrics.ts';
+
+/**
+ * Structured JSON logs, one object per line, through pino. Secrets never reach a line: fields
+ * named like secrets are replaced, credentials in URLs (`user:pass@`) are masked anywhere in a
+ * string, error messages and stacks included. A destination that fails (disk full, closed pipe)
+ * drops lines instead of taking the process down.
+ */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -10,30 +17,81 @@ export interface Logger {
   child(fields: Record<string, unknown>): Logger;
 }
 
+const LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 const envLevel = (): LogLevel => {
   const level = process.env.LOG_LEVEL as LogLevel | undefined;
-  return level && level in ORDER ? level : 'info';
+  return level && LEVELS.includes(level) ? level : 'info';
 };
 
-export function createLogger(service: string, base: Record<string, unknown> = {}, level: LogLevel = envLevel()): Logger {
-  const write = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level: lvl, service, msg, ...base, ...fields }, errorReplacer);
-    (lvl === 'error' ? process.stderr : process.stdout).write(line + '\n');
-  };
-  return {
-    debug: (m, f) => write('debug', m, f),
-    info: (m, f) => write('info', m, f),
-    warn: (m, f) => write('warn', m, f),
-    error: (m, f) => write('error', m, f),
-    child: (fields) => createLogger(service, { ...base, ...fields }, level),
-  };
+// Field names that hold secrets, at the top of a log object and two levels down.
+const SECRET_KEYS = ['password', 'token', 'authorization', 'Authorization', 'secret', 'credentials', 'cookie', 'apiKey', 'api_key', 'httpHeaders', 'postData'];
+export const REDACTED_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+
+// scheme://user:pass@ or scheme://user@: the userinfo part of any URL in any string.
+const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
+export const maskUrls = (s: string) => (s.includes('@') ? s.replace(URL_CREDENTIALS, '$1***@') : s);
+
+/** Strings masked, errors turned into plain objects (then masked), at any depth; cycles cut. */
+function scrub(value: unknown, depth = 0, seen = new Set<object>()): unknown {
+  if (typeof value === 'string') return maskUrls(value);
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object' || depth > 6) return value;
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
+  const source = value instanceof Error ? stdSerializers.err(value) : value;
+  if (Array.isArray(source)) return source.map((v) => scrub(v, depth + 1, seen));
+  if (ArrayBuffer.isView(source)) return `[${source.byteLength} bytes]`;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(source)) out[k] = scrub(v, depth + 1, seen);
+  return out;
 }
 
-// Errors have no enumerable properties; without this they would log as {}.
-function errorReplacer(_key: string, value: unknown) {
-  // `cause` (an AppError's driver error) is an Error too: the replacer runs on it in turn.
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack, ...(value.cause !== undefined && { cause: value.cause }) };
-  if (typeof value === 'bigint') return value.toString();
-  return value;
+// Someone else's write to a broken stdout/stderr (a printed line) must not crash us either.
+let guarded = false;
+function guardStdio() {
+  if (guarded) return;
+  guarded = true;
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => logWriteErrors.inc());
+}
+
+let shared: DestinationStream | undefined;
+/** Standard output, asynchronously, buffered up to 16 MiB while the reader is slow; failures only counted. */
+function stdoutDestination(): DestinationStream {
+  if (shared) return shared;
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: 16 * 1024 * 1024 });
+  destination.on('error', () => logWriteErrors.inc());
+  return (shared = destination);
+}
+
+/**
+ * A logger for a service. `destination` defaults to standard output; tests pass their own stream.
+ * `level` defaults to LOG_LEVEL.
+ */
+export function createLogger(service: string, base: Record<string, unknown> = {}, level: LogLevel = envLevel(), destination?: DestinationStream): Logger {
+  guardStdio();
+  const root = pino(
+    {
+      level,
+      base: { service, ...(scrub(base) as Record<string, unknown>) },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => scrub(fields) as Record<string, unknown>,
+        bindings: (bindings) => scrub(bindings) as Record<string, unknown>,
+      },
+    },
+    destination ?? stdoutDestination(),
+  );
+  return wrap(root);
+}
+
+function wrap(p: pino.Logger): Logger {
+  return {
+    debug: (msg, fields) => p.debug(fields ?? {}, maskUrls(msg)),
+    info: (msg, fields) => p.info(fields ?? {}, maskUrls(msg)),
+    warn: (msg, fields) => p.warn(fields ?? {}, maskUrls(msg)),
+    error: (msg, fields) => p.error(fields ?? {}, maskUrls(msg)),
+    child: (fields) => wrap(p.child(fields)),
+  };
 }

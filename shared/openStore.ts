@@ -1,13 +1,72 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.ts';
+import { AppError } from './errors.ts';
 import { openEsdbEventStore } from './eventStore/esdbEventStore.ts';
 import type { EventStore } from './eventStore/eventStore.ts';
+import { openPostgresEventStore } from './eventStore/postgresEventStore.ts';
+import { measuredEventStore } from './eventStore/measuredEventStore.ts';
 import { openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
 
-/** EventStoreDB when ESDB_URL is set; otherwise the SQLite file under DATA_DIR (safe across processes on one machine). */
-export function openStore(config: Pick<Config, 'ESDB_URL' | 'DATA_DIR'>): EventStore {
-  if (config.ESDB_URL) return openEsdbEventStore(config.ESDB_URL);
+type StoreConfig = Pick<Config, 'EVENTSTORE_URL' | 'ESDB_URL' | 'DATA_DIR'>;
+
+const isPostgres = (url: string) => url.startsWith('postgres://') || url.startsWith('postgresql://');
+
+/** The event store URL in force: EVENTSTORE_URL, else the older ESDB_URL; undefined means SQLite. */
+export const eventStoreUrl = (config: Pick<Config, 'EVENTSTORE_URL' | 'ESDB_URL'>): string | undefined => config.EVENTSTORE_URL ?? config.ESDB_URL;
+
+/** Which store, for logs and messages: never the URL, which may hold a password. */
+export function describeStore(config: StoreConfig): string {
+  const url = eventStoreUrl(config);
+  if (!url) return `sqlite (${join(config.DATA_DIR, 'events.db')})`;
+  try {
+    const { host, pathname } = new URL(url.replace(/^esdb\+discover:/, 'esdb:'));
+    return `${isPostgres(url) ? 'postgres' : 'eventstoredb'} (${host}${isPostgres(url) ? pathname : ''})`;
+  } catch {
+    return isPostgres(url) ? 'postgres' : 'eventstoredb';
+  }
+}
+
+/**
+ * PostgreSQL or EventStoreDB as EVENTSTORE_URL (or ESDB_URL) says; otherwise the SQLite file under
+ * DATA_DIR (safe across processes on one machine). EventStoreDB credentials and TLS settings come
+ * from the URL (`esdb://user:pass@host:2113?tls=true&tlsCAFile=/path/ca.crt`).
+ */
+export function openStore(config: StoreConfig): EventStore {
+  return measuredEventStore(openAdapter(config));
+}
+
+function openAdapter(config: StoreConfig): EventStore {
+  const url = eventStoreUrl(config);
+  if (url && isPostgres(url)) return openPostgresEventStore(url);
+  if (url) {
+    try {
+      return openEsdbEventStore(url);
+    } catch (error) {
+      // The client's own message names the setting at fault; the URL itself (and its password) stays out.
+      throw new AppError('INVALID_PARAMETER', `event store (esdb): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   return openSqliteEventStore(join(config.DATA_DIR, 'events.db'));
+}
+
+export type LogsStoreChoice = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
+
+/**
+ * Where the logs read model lives: LOGS_DB_URL when set; else the event store's PostgreSQL (its
+ * schema plus `_logs`) when the event store is PostgreSQL, so every replica shares one; else
+ * SQLite under DATA_DIR, one file per process.
+ */
+export function logsStoreChoice(config: StoreConfig & Pick<Config, 'LOGS_DB_URL'>): LogsStoreChoice {
+  const chosen = config.LOGS_DB_URL;
+  if (chosen?.startsWith('sqlite:')) return { kind: 'sqlite', path: chosen.slice('sqlite:'.length) || join(config.DATA_DIR, 'logs.db') };
+  if (chosen) return { kind: 'postgres', url: chosen };
+  const events = eventStoreUrl(config);
+  if (events && isPostgres(events)) {
+    const url = new URL(events);
+    url.searchParams.set('schema', `${url.searchParams.get('schema') ?? 'tock'}_logs`);
+    return { kind: 'postgres', url: url.toString() };
+  }
+  return { kind: 'sqlite', path: join(config.DATA_DIR, 'logs.db') };
 }

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { JobAction, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import type { AdminService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 
-type Jobs = ServiceClient<(typeof JobsService)['method']>;
+type Admin = ServiceClient<(typeof AdminService)['method']>;
 
 const USAGE = `usage:
   tock account create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N (0: none; default: the server's TOCK_ACCOUNT_JOB_LIMIT)]
@@ -16,10 +16,10 @@ const USAGE = `usage:
 const PAGE = 1000;
 
 /** Every job of the account, page by page (the jobs service answers at most 1000 at a time). */
-async function allJobs(jobs: Jobs, accountId: bigint) {
+async function allJobs(admin: Admin, accountId: bigint) {
   const all = [];
   for (let page = 1; ; page++) {
-    const { jobs: batch } = await jobs.listJobs({ accountId, page, limit: PAGE, keyword: '' });
+    const { jobs: batch } = await admin.listAccountJobs({ accountId, page, limit: PAGE, keyword: '' });
     all.push(...batch);
     if (batch.length < PAGE) return all;
   }
@@ -28,7 +28,7 @@ async function allJobs(jobs: Jobs, accountId: bigint) {
 const STATUS_NAMES: Record<number, string> = { 0: 'active', 1: 'disabled', 4: 'auto-disabled', 5: 'paused', 6: 'done' };
 
 /** Operator commands on accounts. Tokens are printed once: only their hash is stored. */
-export async function accountCommand(args: string[], jobs: Jobs, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+export async function accountCommand(args: string[], admin: Admin, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   const [verb, ...rest] = args;
   let parsed;
   try {
@@ -52,45 +52,42 @@ export async function accountCommand(args: string[], jobs: Jobs, out: (line: str
       // Without --limit the jobs service applies its default (TOCK_ACCOUNT_JOB_LIMIT).
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new Error('--limit must be a whole number (0: no limit)');
-      const { account, token } = await jobs.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
+      const { account, token } = await admin.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
       out(`account ${account!.id} (${account!.name}) created`);
       out(`token: ${token}`);
       return 0;
     }
     case 'list': {
-      const { accounts } = await jobs.listAccounts({});
+      const { accounts } = await admin.listAccounts({});
       out(['id', 'name', 'timezone', 'job limit', 'status'].join('\t'));
       for (const a of accounts) out([a.id, a.name, a.timezone, a.jobLimit || 'none', a.disabled ? 'disabled' : 'active'].join('\t'));
       return 0;
     }
     case 'rotate': {
-      const { account, token } = await jobs.rotateToken({ id: idArg() });
+      const { account, token } = await admin.rotateToken({ id: idArg() });
       out(`account ${account!.id}: new token: ${token} (the old one no longer works)`);
       return 0;
     }
     case 'disable': {
-      const account = await jobs.disableAccount({ id: idArg() });
+      const account = await admin.disableAccount({ id: idArg() });
       out(`account ${account.id} disabled: its token is refused and its jobs do not run`);
       return 0;
     }
     case 'enable': {
-      const account = await jobs.enableAccount({ id: idArg() });
+      const account = await admin.enableAccount({ id: idArg() });
       out(`account ${account.id} enabled: its token works and its jobs run from their next occurrence`);
       return 0;
     }
     case 'jobs': {
-      const list = await allJobs(jobs, idArg());
-      out(['id', 'name', 'status', 'expression', 'url'].join('\t'));
-      for (const j of list) out([j.id, j.name, STATUS_NAMES[j.status] ?? String(j.status), j.expression, j.url].join('\t'));
+      const list = await allJobs(admin, idArg());
+      out(['id', 'name', 'status', 'expression', 'url'].join('	'));
+      for (const j of list) out([j.id, j.name, STATUS_NAMES[j.status] ?? String(j.status), j.expression, j.url].join('	'));
       return 0;
     }
     case 'delete-jobs': {
       const accountId = idArg();
-      const list = await allJobs(jobs, accountId);
-      for (let i = 0; i < list.length; i += PAGE) {
-        await jobs.applyAction({ accountId, ids: list.slice(i, i + PAGE).map((j) => j.id), action: JobAction.DELETE });
-      }
-      out(`account ${accountId}: ${list.length} cron job(s) deleted`);
+      const { deleted } = await admin.deleteAccountJobs({ id: accountId });
+      out(`account ${accountId}: ${deleted} cron job(s) deleted`);
       return 0;
     }
     default:

@@ -2,11 +2,14 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Bus } from '../../shared/bus/bus.ts';
 import { servePortBus } from '../../shared/bus/portBusServer.ts';
 import type { Logger } from '../../shared/log.ts';
-import type { ExecutorThreadData, ThreadLog } from '../executor/thread.ts';
+import type { MetricsSnapshot } from '../../shared/metrics.ts';
+import type { ExecutorThreadData, ThreadLog, ThreadMetrics } from '../executor/thread.ts';
 
 const BOOT = new URL('../../shared/thread/boot.mjs', import.meta.url);
 const ENTRY = new URL('../executor/thread.ts', import.meta.url).href;
 const RESTART_DELAY_MS = 1000;
+// A scrape must not hang on a busy or dying thread: without an answer, the thread's part is left out.
+const METRICS_TIMEOUT_MS = 2000;
 
 type Options = Omit<ExecutorThreadData, 'entry' | 'busPort'> & { bus: Bus; log: Logger };
 
@@ -19,6 +22,8 @@ export async function startExecutorThread(options: Options) {
   const { bus, log, ...settings } = options;
   let stopping = false;
   let current: Awaited<ReturnType<typeof spawn>>;
+  let asked = 0;
+  const answers = new Map<number, (snapshot: MetricsSnapshot) => void>();
 
   async function spawn() {
     const { port1, port2 } = new MessageChannel();
@@ -26,8 +31,9 @@ export async function startExecutorThread(options: Options) {
     const workerData: ExecutorThreadData = { ...settings, entry: ENTRY, busPort: port1 };
     const worker = new Worker(BOOT, { workerData, transferList: [port1] });
     const ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (m: ThreadLog | { t: 'ready' | 'stopped' }) => {
+      worker.on('message', (m: ThreadLog | ThreadMetrics | { t: 'ready' | 'stopped' }) => {
         if (m.t === 'log') log[m.level](m.msg, m.fields);
+        else if (m.t === 'metrics') answers.get(m.id)?.(m.snapshot);
         else if (m.t === 'ready') resolve();
       });
       worker.once('error', reject);
@@ -62,6 +68,24 @@ export async function startExecutorThread(options: Options) {
     },
     get threadId() {
       return current.worker.threadId;
+    },
+    /** The thread's metrics (runs, lateness, target calls), for the main thread's /metrics; undefined if it does not answer. */
+    metrics(): Promise<MetricsSnapshot | undefined> {
+      const id = ++asked;
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => done(undefined), METRICS_TIMEOUT_MS);
+        const done = (snapshot: MetricsSnapshot | undefined) => {
+          clearTimeout(timer);
+          answers.delete(id);
+          resolve(snapshot);
+        };
+        answers.set(id, done);
+        try {
+          current.worker.postMessage({ t: 'metrics', id });
+        } catch {
+          done(undefined);
+        }
+      });
     },
     /** For tests: the thread dies as if it crashed. */
     kill: () => current.worker.terminate(),

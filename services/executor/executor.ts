@@ -1,15 +1,16 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Bus, BusMessage, Consumer } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { DueRunSchema, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
+import { runMetrics } from '../../shared/metrics.ts';
 import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
 import { EnvelopeError } from '../../shared/crypto/envelope.ts';
 import type { Sealer } from '../../shared/job/secretSettings.ts';
 import { executionOf, failedExecution, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
 import { createFairGate } from './fairGate.ts';
-import type { HttpCaller } from './httpCall.ts';
+import type { HttpCaller, HttpResult } from './httpCall.ts';
 
 export interface ExecutorOptions {
   bus: Bus;
@@ -121,6 +122,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
       if (limit > 0 && !(await leases.acquire(leaseKey, run.runId, limit, (run.target.timeout * 2 + 60) * 1000))) {
         await publish(run, skippedExecution(run, serverName, clock.now()));
+        runMetrics.executions.skipped.inc();
         await msg.ack();
         return;
       }
@@ -132,10 +134,13 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
           const { inFlight, waiting } = gate.load(accountId);
           const why = `skipped: this account already has ${inFlight} calls in progress and ${waiting} runs waiting on this executor (its fair share)`;
           await publish(run, skippedExecution(run, serverName, clock.now(), why));
+          runMetrics.executions.skipped.inc();
         } else {
           try {
             const result = await caller.call(spec);
-            await publish(run, executionOf(run, result, serverName));
+            const execution = executionOf(run, result, serverName);
+            await publish(run, execution);
+            recordRun(execution.outcome === ExecutionOutcome.SUCCEEDED, Number(execution.lateByMs), result);
           } finally {
             release();
           }
@@ -169,6 +174,18 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       await stopping;
     },
   };
+}
+
+/** Counted once the execution is published, so a run redelivered after a bus failure counts once. */
+function recordRun(succeeded: boolean, lateByMs: number, result: HttpResult) {
+  if (succeeded) {
+    runMetrics.executions.succeeded.inc();
+    runMetrics.targetDuration.succeeded.observe(result.executionTime);
+  } else {
+    runMetrics.executions.failed.inc();
+    runMetrics.targetDuration.failed.observe(result.executionTime);
+  }
+  runMetrics.lateness.observe(lateByMs / 1000);
 }
 
 /** Cancel notices per job, forgotten after ten minutes (far longer than any planning lead). */

@@ -1,8 +1,12 @@
+import { measuredBus } from '../../shared/bus/measuredBus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { createLogger } from '../../shared/log.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
+import { startOpsServer } from '../../shared/opsServer.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
@@ -16,8 +20,9 @@ if (!config.NATS_URL) {
 }
 // Refuses to start without a key: due runs carry job secrets sealed, and only executors open them.
 const secrets = secretBox(loadKeyringOrExit(config, { service: 'executor' }));
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-executor' });
-const leases = await connectNatsLeases(config.NATS_URL);
+const auth = natsAuthOrExit(config, 'executor');
+const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', auth }));
+const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, auth);
 const executor = await startExecutorService({
   bus,
   leases,
@@ -29,7 +34,10 @@ const executor = await startExecutorService({
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   secrets,
 });
+collectProcessMetrics();
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
+  await ops.stop();
   await executor.stop();
   await leases.close();
   await bus.close();

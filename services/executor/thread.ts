@@ -6,6 +6,7 @@ import { createKeyring, secretBox } from '../../shared/crypto/envelope.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
+import { metricsSnapshot, type MetricsSnapshot } from '../../shared/metrics.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from './server.ts';
 
@@ -21,6 +22,8 @@ export interface ExecutorThreadData {
 }
 
 export type ThreadLog = { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> };
+/** The thread's metrics, asked for by the main thread at each scrape (`{ t: 'metrics', id }`). */
+export type ThreadMetrics = { t: 'metrics'; id: number; snapshot: MetricsSnapshot };
 
 const data = workerData as ExecutorThreadData;
 const control = parentPort!;
@@ -54,7 +57,12 @@ const executor = await startExecutorService({
   accountConcurrency: data.accountConcurrency,
   secrets: data.secretKeys ? secretBox(createKeyring(data.secretKeys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') })))) : undefined,
 });
-control.on('message', async (message: { t: string }) => {
+control.on('message', async (message: { t: string; id?: number }) => {
+  if (message.t === 'metrics') {
+    const reply: ThreadMetrics = { t: 'metrics', id: message.id!, snapshot: await metricsSnapshot() };
+    control.postMessage(reply);
+    return;
+  }
   if (message.t !== 'stop') return;
   await executor.stop();
   await bus.close();

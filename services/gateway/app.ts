@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import { authenticate, extractToken } from './auth.ts';
+import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
-import { createMetrics } from './metrics.ts';
+import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
@@ -15,8 +15,16 @@ import { createRateLimiter, RateLimitError } from './rateLimit.ts';
 export interface GatewayOptions {
   clients: Clients;
   rateLimit: { rate: number; burst: number };
+  /**
+   * Proxies in front of the gateway whose X-Forwarded-For is trusted (0: none, the socket's
+   * address is the client's). With N, the client is the N-th address from the right: the one the
+   * outermost trusted proxy saw; anything a client wrote further left is ignored.
+   */
+  trustProxy?: number;
   log: Logger;
   now?: () => number;
+  /** The /metrics exposition (embedded mode adds the executor thread's); default: this process's registry. */
+  metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
@@ -30,25 +38,31 @@ export function createGateway(options: GatewayOptions): Koa {
   const now = options.now ?? Date.now;
   const tokenLimiter = createRateLimiter(options.rateLimit, now);
   const addressLimiter = createRateLimiter(options.rateLimit, now);
-  const metrics = createMetrics();
-  const app = new Koa({ proxy: false });
+  const metrics = options.metrics ?? (() => renderMetrics());
+  const hops = options.trustProxy ?? 0;
+  const app = new Koa({ proxy: hops > 0, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: hops });
   const router = new Router();
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    try {
-      await clients.jobs.listAccounts({});
-      ctx.body = { status: 'ready' };
-    } catch {
+    // Account 0 never exists: any answer of the service's own (not a failure to reach it, nor
+    // our credential refused) proves the jobs service is up and takes our calls.
+    const answered = await clients.jobs.getAccount({ id: 0n }).then(
+      () => true,
+      (error: unknown) => isAppError(error) && error.kind !== 'INTERNAL' && error.kind !== 'UNAVAILABLE',
+    );
+    if (answered) ctx.body = { status: 'ready' };
+    else {
       ctx.status = 503;
       ctx.body = { status: 'not ready', reason: 'jobs service unreachable' };
     }
   });
-  router.get('/metrics', (ctx) => {
-    ctx.type = 'text/plain; version=0.0.4';
-    ctx.body = metrics.render();
+  router.get('/metrics', async (ctx) => {
+    const { contentType, body } = await metrics();
+    ctx.type = contentType;
+    ctx.body = body;
   });
 
   const openApi = JSON.stringify(openApiDocument());
@@ -60,19 +74,29 @@ export function createGateway(options: GatewayOptions): Koa {
   router.all('/api/v1/:fn', async (ctx) => {
     const started = performance.now();
     const name = String(ctx.params.fn);
-    const requestId = randomUUID();
+    const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.set('X-Request-Id', requestId);
     let code = 0;
+    let accountId: string | undefined;
     try {
       if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
         throw new AppError('UNKNOWN_FUNCTION', `method ${ctx.method} is not supported; use GET or POST`);
       }
       const fn = Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
       if (!fn) throw new AppError('UNKNOWN_FUNCTION', `unknown function "${name}"; see /api/v1/{function} in the API documentation`);
+      // The rate limit is settled before the body is read: a client over its limit costs no
+      // parsing. A token in the header is checked (and counted) first; without one, a client
+      // address whose bad guesses spent its bucket is turned away before its body is read.
+      const bearer = bearerToken(ctx.get('authorization'));
+      let account = bearer === undefined ? undefined : await authenticate(clients.jobs, bearer, ctx.ip, addressLimiter, tokenLimiter);
+      if (!account) {
+        const wait = addressLimiter.wait(ctx.ip);
+        if (wait) throw new RateLimitError(wait);
+      }
       const body = ctx.method === 'GET' ? { fields: {}, json: null } : parseBody(await readBody(ctx.req), ctx.get('content-type') || undefined);
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
-      const token = extractToken(ctx.get('authorization'), params);
-      const account = await authenticate(clients.jobs, token, ctx.ip, addressLimiter, tokenLimiter);
+      account ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
+      accountId = String(account.id);
       ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
@@ -83,7 +107,11 @@ export function createGateway(options: GatewayOptions): Koa {
       ctx.body = envelopeError(appError);
     }
     // The label must come from our table, never from the request: a path is not a metric name.
-    metrics.observe(Object.hasOwn(FUNCTIONS, name) ? name : 'unknown', code, (performance.now() - started) / 1000);
+    const fn = Object.hasOwn(FUNCTIONS, name) ? name : 'unknown';
+    const seconds = (performance.now() - started) / 1000;
+    apiRequestDuration.observe({ function: fn, code }, seconds);
+    // The access log: never the query or body (tokens and passwords travel there).
+    log.info('api request', { requestId, method: ctx.method, function: fn, code, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, ip: ctx.ip, accountId });
   });
 
   app.use(async (ctx, next) => {
@@ -105,6 +133,11 @@ export function createGateway(options: GatewayOptions): Koa {
   });
   app.on('error', (error) => log.warn('http error', { error }));
   return app;
+}
+
+/** The caller's request id when it is a sane token (so it can be followed across systems), else a new one. */
+function requestIdOf(sent: string) {
+  return sent && sent.length <= 128 && /^[A-Za-z0-9._:\/+=-]+$/.test(sent) ? sent : randomUUID();
 }
 
 /** Seconds a client is told to wait (Retry-After) when a store or service is busy or unreachable. */

@@ -3,6 +3,8 @@
  * of the gateway's table (a test holds the two to each other); the user guide is docs/api.md.
  */
 
+import { SETTING_NAMES, secretFlag, settingOf, type SettingKind, type SettingName } from '../../shared/job/index.ts';
+
 type Schema = Record<string, unknown>;
 
 const int = (description: string, extra: Schema = {}): Schema => ({ type: 'integer', description, ...extra });
@@ -33,32 +35,32 @@ const PARAMS: Record<string, Schema> = {
   enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
 };
 
-/** The settable fields of a cron job (docs/api.md "Settings"). */
-export const JOB_SETTINGS: Record<string, Schema> = {
-  url: str('http(s) URL to call; without a scheme http:// is assumed', { maxLength: 2048 }),
-  expression: str('when: crontab, English interval, one-time date, @unix or manual (docs/schedule.md)', { default: '15 minutes', maxLength: 255 }),
-  filter: str('condition over minute, hour, day, month, weekday', { maxLength: 1024 }),
-  timezone: str("IANA time zone; default: the account's"),
-  httpMethod: str('HTTP method', { enum: ['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE'], default: 'GET' }),
-  postData: str('request body (POST, PUT, PATCH)', { maxLength: 65536 }),
-  httpHeaders: str('request headers, "Name: value" lines', { maxLength: 16384 }),
-  username: str('Basic auth user', { maxLength: 255 }),
-  password: str('Basic auth password (never returned)', { maxLength: 255, writeOnly: true }),
-  userAgent: str('User-Agent header', { maxLength: 512 }),
-  timeout: int('seconds for the whole request', { minimum: 5, maximum: 7200, default: 30 }),
-  instances: int('runs in flight at most (0: no limit); beyond it a run is skipped', { minimum: 0, maximum: 5, default: 0 }),
-  delay: int('random delay of each run, 0..delay minutes', { minimum: 0, maximum: 1440, default: 0 }),
-  keyword: str('the run fails unless the output contains it', { maxLength: 100 }),
-  pattern: str('the run fails if the output contains it', { maxLength: 255 }),
-  failureThreshold: int('consecutive failures before the job is disabled (status 4)', { minimum: 1, maximum: 100, default: 20 }),
-  notify: bool('notify on failure'),
-  notifyEvery: int('notify on every n-th consecutive failure', { minimum: 1, maximum: 100, default: 1 }),
-  notifyMatch: str("notify when the output contains it (or, with a leading '!', does not)", { maxLength: 255 }),
-  notifyTime: { description: 'notify when a run takes longer than this many seconds (0 or null: off)', type: ['integer', 'null'], minimum: 0, maximum: 86400 },
-  notifyChannels: str('channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', { pattern: '^[0-9, ]*$' }),
-  group: { description: 'group id; 0 or null: none', type: ['integer', 'null'], minimum: 0 },
-  name: str('job name', { maxLength: 255 }),
-};
+/** A setting's JSON type, by its kind (null clears optional ints and the group). */
+const SETTING_TYPE: Record<SettingKind, string | string[]> = { text: 'string', int: 'integer', bool: 'boolean', optionalInt: ['integer', 'null'], ref: ['integer', 'null'] };
+
+/** A setting's schema, from its row of the settings table (docs/api.md "Settings"). */
+function settingSchema(name: SettingName): Schema {
+  const row = settingOf(name);
+  const { min, max, maxLength, oneOf, pattern } = row.limits ?? {};
+  const schema: Schema = { type: SETTING_TYPE[row.kind], description: row.doc };
+  if (oneOf) schema.enum = [...oneOf];
+  // "" and null are every setting's "none": worth stating only when the default is something.
+  if (typeof row.default !== 'function' && row.default !== '' && row.default !== null) schema.default = row.default;
+  if (min !== undefined) schema.minimum = min;
+  if (max !== undefined) schema.maximum = max;
+  if (maxLength !== undefined) schema.maxLength = maxLength;
+  if (pattern !== undefined) schema.pattern = pattern;
+  if (row.secret) schema.writeOnly = true;
+  return schema;
+}
+
+/** The settable fields of a cron job, derived from the settings table. */
+export const JOB_SETTINGS: Record<string, Schema> = Object.fromEntries(SETTING_NAMES.map((name) => [name, settingSchema(name)]));
+
+/** The settings as a job record shows them: a secret one only as whether it is set. */
+const RECORD_SETTINGS: Record<string, Schema> = Object.fromEntries(
+  SETTING_NAMES.map((name) => (settingOf(name).secret ? [secretFlag(name), bool(`whether a ${name} is set`)] : [name, JOB_SETTINGS[name]!])),
+);
 
 interface FunctionDoc {
   summary: string;
@@ -136,9 +138,8 @@ const SCHEMAS: Record<string, Schema> = {
   CronJob: {
     type: 'object',
     properties: {
-      ...Object.fromEntries(Object.entries(JOB_SETTINGS).filter(([k]) => k !== 'password')),
+      ...RECORD_SETTINGS,
       id: nullable('integer', 'null in the answer to a delete'),
-      hasPassword: bool('whether a password is set'),
       fail: int('consecutive failures'),
       status: int('0 active, 1 disabled, 4 disabled after failures, 5 paused, 6 stopped (one-time job done)', { enum: [0, 1, 4, 5, 6] }),
       points: int('runs per day, rounded up, at least 1'),

@@ -2,12 +2,20 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
-import { createGateway } from './app.ts';
+import { createGateway, type GatewayOptions } from './app.ts';
 import type { Clients } from './functions.ts';
 
 /** Serves the gateway on host:port (0: any free port). */
-export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; log: Logger; host: string; port: number }) {
-  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, log: options.log });
+export async function startGatewayServer(options: {
+  clients: Clients;
+  rateLimit: { rate: number; burst: number };
+  trustProxy?: number;
+  log: Logger;
+  host: string;
+  port: number;
+  metrics?: GatewayOptions['metrics'];
+}) {
+  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log, metrics: options.metrics });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
   // Keep-alive sockets outliving the client's idle timeout cause spurious resets; stay above common defaults.

@@ -170,6 +170,14 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       return entries.map(({ job }) => fresh(job.id, job.accountId));
     },
 
+    /** The operator's clean-up of an account: every job deleted, in batches; returns how many. */
+    async deleteAllJobs(accountId: number): Promise<number> {
+      account(accountId);
+      const ids = view.jobsOf(accountId, () => true).map((e) => e.job.id);
+      for (let i = 0; i < ids.length; i += MAX_BATCH) await this.applyAction(accountId, ids.slice(i, i + MAX_BATCH), 'delete', null);
+      return ids.length;
+    },
+
     getJob(accountId: number, id: number): JobEntry {
       account(accountId);
       const [entry] = liveJobs(accountId, [id]);

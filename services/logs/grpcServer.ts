@@ -5,8 +5,8 @@ import type { LogsView } from './logsView.ts';
 /** LogsService over the view: proto request -> query -> proto reply, nothing else. */
 export const logsGrpcImpl = (view: LogsView): ServiceImpl<(typeof LogsService)['method']> => ({
   logs: async (request) => ({
-    entries: view
-      .query({
+    entries: (
+      await view.query({
         accountId: request.accountId,
         jobId: request.id,
         failuresOnly: request.failuresOnly,
@@ -14,6 +14,6 @@ export const logsGrpcImpl = (view: LogsView): ServiceImpl<(typeof LogsService)['
         page: request.page,
         limit: request.limit,
       })
-      .map((entry) => ({ id: BigInt(entry.id), execution: entry.execution })),
+    ).map((entry) => ({ id: BigInt(entry.id), execution: entry.execution })),
   }),
 });

@@ -4,19 +4,26 @@ import { dirname } from 'node:path';
 import type { Bus, Consumer } from '../../shared/bus/bus.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import type { Logger } from '../../shared/log.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
-import { LogsView, type LogsViewOptions } from './logsView.ts';
+import type { LogsView, LogsViewOptions } from './logsView.ts';
+import { openPostgresLogsView } from './postgresLogsView.ts';
 import { createRecorder } from './recorder.ts';
+import { openSqliteLogsView } from './sqliteLogsView.ts';
 
 export interface LogsServiceOptions extends LogsViewOptions {
   bus: Bus;
   /** SQLite file of the read model (':memory:' allowed). Missing: rebuilt from the EXECUTIONS stream. */
-  dbPath: string;
+  dbPath?: string;
+  /** PostgreSQL read model (`postgres://...`, optional `?schema=`), shared by every replica; wins over dbPath. */
+  dbUrl?: string;
   log: Logger;
   /** host:port for gRPC; port 0 picks one. */
   address: string;
+  /** Who may call it (none: anyone who reaches the address; only for tests and an explicit insecure flag). */
+  credentials?: GrpcCredentials;
 }
 
 export interface LogsServiceHandle {
@@ -32,33 +39,35 @@ const DURABLE_KEY = 'durable';
 
 /**
  * The durable this database consumes with. Each database gets its own (`logs-<random>`), kept in
- * its meta table: a new or deleted file starts a new durable from the first message, so the whole
- * stream is replayed into it; an existing file resumes where it stopped. It also lets several
- * replicas, each with its own file, each see every execution.
+ * its meta table: a new or emptied database starts a new durable from the first message, so the
+ * whole stream is replayed into it; an existing one resumes where it stopped. Replicas with a file
+ * each get a durable each and each see every execution; replicas sharing one PostgreSQL read model
+ * share its one durable (the first to start names it) and split the executions between them.
  */
-function durableOf(view: LogsView): string {
-  const stored = view.getMeta(DURABLE_KEY);
-  if (stored) return stored;
-  const durable = `${CONSUMERS.logs.durable}-${randomBytes(8).toString('hex')}`;
-  view.setMeta(DURABLE_KEY, durable);
-  return durable;
+const durableOf = (view: LogsView): Promise<string> =>
+  view.claimMeta(DURABLE_KEY, `${CONSUMERS.logs.durable}-${randomBytes(8).toString('hex')}`);
+
+function openView(options: LogsServiceOptions): LogsView {
+  if (options.dbUrl) return openPostgresLogsView(options.dbUrl, options);
+  const path = options.dbPath ?? ':memory:';
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  return openSqliteLogsView(path, options);
 }
 
 /** Consumes EXECUTIONS into the logs read model and serves LogsService over gRPC. */
 export async function startLogsService(options: LogsServiceOptions): Promise<LogsServiceHandle> {
-  const { bus, dbPath, log } = options;
-  if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
-  const view = new LogsView(dbPath, options);
-  const server = createGrpcServer();
+  const { bus, log } = options;
+  const view = openView(options);
+  const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
     await ensureTopology(bus);
-    const durable = durableOf(view);
+    const durable = await durableOf(view);
     consumer = await bus.consume({ ...CONSUMERS.logs, durable, deliverPolicy: 'all' }, createRecorder(view, log));
     addService(server, LogsService, logsGrpcImpl(view), log);
-    const port = await startServer(server, options.address);
+    const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
-    log.info('logs service listening', { address, durable, size: view.size() });
+    log.info('logs service listening', { address, durable, size: await view.size() });
     return {
       address,
       view,
@@ -67,13 +76,13 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
         // Consumer first: in-flight batches commit and ack before the database closes.
         await consumer?.stop();
         await stopServer(server);
-        view.close();
+        await view.close();
       },
     };
   } catch (error) {
     await consumer?.stop().catch(() => undefined);
     server.forceShutdown();
-    view.close();
+    await view.close().catch(() => undefined);
     throw error;
   }
 }

@@ -18,7 +18,7 @@ interface Waiting {
 
 /**
  * The bus handler of the logs service. Messages delivered together (a NATS pull batch, a replay)
- * are written in one SQLite transaction and acked after it commits: a crash before the commit
+ * are written in one transaction and acked after it commits: a crash before the commit
  * means a redelivery, which the view de-duplicates by run id. A message that is not an Execution
  * is logged and terminated, so it is neither retried forever nor able to stop the consumer.
  */
@@ -26,13 +26,13 @@ export function createRecorder(view: LogsView, log: Logger): MessageHandler {
   let waiting: Waiting[] = [];
   let scheduled = false;
 
-  const flush = () => {
+  const flush = async () => {
     scheduled = false;
     const batch = waiting;
     waiting = [];
     if (batch.length === 0) return;
     try {
-      const fresh = view.recordMany(batch.map((w) => ({ execution: w.execution, id: w.msg.seq, data: w.msg.data })));
+      const fresh = await view.recordMany(batch.map((w) => ({ execution: w.execution, id: w.msg.seq, data: w.msg.data })));
       const duplicates = fresh.filter((f) => !f).length;
       if (duplicates > 0) log.debug('duplicate executions ignored', { count: duplicates });
       for (const w of batch) void w.msg.ack().catch((error) => log.warn('ack failed; the execution will be redelivered', { seq: w.msg.seq, error }));
@@ -58,11 +58,11 @@ export function createRecorder(view: LogsView, log: Logger): MessageHandler {
     }
     return new Promise<void>((done) => {
       waiting.push({ execution, msg, done });
-      if (waiting.length >= MAX_BATCH) flush();
+      if (waiting.length >= MAX_BATCH) void flush();
       else if (!scheduled) {
         scheduled = true;
         // setImmediate, not a microtask: lets every message already received join this batch.
-        setImmediate(flush);
+        setImmediate(() => void flush());
       }
     });
   };

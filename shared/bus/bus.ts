@@ -86,5 +86,10 @@ export interface Bus {
   notify(subject: string, data: Uint8Array): Promise<void>;
   /** Live fan-out, nothing persisted: every subscriber gets each message published (or published to a stream) after it subscribed. */
   subscribe(subject: string, handler: (subject: string, data: Uint8Array, headers: Record<string, string>) => void): Promise<{ unsubscribe(): Promise<void> }>;
+  /**
+   * A durable consumer's backlog (for metrics): messages not yet delivered to it, and delivered but
+   * not acked; undefined when the durable does not exist. Optional: a thread's view of a bus has none.
+   */
+  backlog?(stream: string, durable: string): Promise<{ pending: number; ackPending: number } | undefined>;
   close(): Promise<void>;
 }

@@ -150,6 +150,10 @@ export function createInProcessBus(options: { clock?: Clock } = {}): InProcessBu
       return { unsubscribe: async () => void subscribers.delete(sub) };
     },
 
+    async backlog(stream, durable) {
+      return streams.get(stream)?.durables.get(durable)?.backlog();
+    },
+
     async close() {
       if (closed) return;
       closed = true;

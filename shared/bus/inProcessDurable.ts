@@ -132,6 +132,12 @@ export class Durable {
     this.configure(options);
   }
 
+  /** Not yet delivered (every stored message past the cursor; the filter is not applied) and not yet acked. */
+  backlog() {
+    const from = Math.max(this.cursor, this.stream.firstSeq);
+    return { pending: Math.max(0, this.stream.lastSeq - from + 1), ackPending: this.pending.size };
+  }
+
   configure(options: ConsumerOptions) {
     this.options = options;
     this.filter = options.filterSubject ? tokens(options.filterSubject) : null;

@@ -1,4 +1,4 @@
-import type { JobSettings, SettingsInput } from './settings.ts';
+import { completeSettings, type JobSettings, type SettingsInput } from './settings.ts';
 
 /** 0 active, 1 disabled by the user, 4 disabled after failures, 5 paused, 6 one-time job done. */
 export const STATUS = { ACTIVE: 0, DISABLED: 1, AUTO_DISABLED: 4, PAUSED: 5, STOPPED: 6 } as const;
@@ -46,7 +46,7 @@ export const initialJobState = (): JobState => null;
 export function evolveJob(state: JobState, event: JobEvent): JobState {
   if (event.type === 'JobCreated') {
     const { id, accountId, settings, at } = event.data;
-    return { id, accountId, settings, status: STATUS.ACTIVE, fail: 0, pausedUntil: null, createdAt: at, updatedAt: at, deleted: false, countedRuns: [] };
+    return { id, accountId, settings: completeSettings(settings), status: STATUS.ACTIVE, fail: 0, pausedUntil: null, createdAt: at, updatedAt: at, deleted: false, countedRuns: [] };
   }
   if (!state) return state;
   const at = event.data.at;

@@ -12,6 +12,7 @@ export {
   SETTING_NAMES,
   TARGET_SETTINGS,
   compactSettings,
+  completeSettings,
   defaultSettings,
   literalCopier,
   normalizeUrl,

@@ -1,11 +1,19 @@
 import { AppError } from '../errors.ts';
 
 /**
- * The one definition of a cron job's settings. Every other list of settings (the gateway's
- * parameters and records, the jobs service's proto mapping, validation, the planner's snapshot for
- * executors) is derived from the SETTINGS table below, so adding a setting is one row here plus
- * one field in proto `JobSettings` (and `CronJob`, and `RunTarget` if the executor needs it); a
- * unit test checks the table and the proto messages list the same fields.
+ * The one definition of a cron job's settings. Every other list of settings is derived from the
+ * SETTINGS table below: the gateway's parameters (inputs.ts) and job records (records.ts), the
+ * OpenAPI document, the proto mapping both ways (shared/grpc/jobSettingsProto.ts), defaults and
+ * validation (resolveSettings), history masking (secret rows), the planner's re-plan and
+ * re-target rules and its due-run snapshot, the executor's RunJob.
+ *
+ * Adding a setting: one row here (a kind, its doc line, default, rule and flags), and the field
+ * of the same name in proto `JobSettings` (optional) and `CronJob` (and `RunTarget` when the row
+ * is `target`), then `npm run gen`. test/unit/job/settingsTable.test.ts fails until the table and
+ * the proto messages agree. Jobs created before the setting existed fold with its default.
+ * A new kind (a list, say) also needs its entry in the per-kind tables: gateway/inputs.ts (READ),
+ * gateway/records.ts (RECORD), shared/grpc/jobSettingsProto.ts (TO_PROTO, FROM_PROTO), gateway/
+ * openapi.ts (SETTING_TYPE) and the test's WIRE; the compiler lists them (Record<SettingKind, ...>).
  *
  * A row's key is the setting's name everywhere: the API parameter, the domain field, and (in
  * camelCase, as protobuf-es spells it) the proto field. Pure: no transport, no generated code.
@@ -24,8 +32,20 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
  */
 export type SettingKind = 'text' | 'int' | 'bool' | 'optionalInt' | 'ref';
 
+export interface Limits {
+  min?: number;
+  max?: number;
+  maxLength?: number;
+  oneOf?: readonly string[];
+  pattern?: string;
+}
+
 export interface Setting<T> {
   readonly kind: SettingKind;
+  /** One line for users (the OpenAPI description). */
+  readonly doc: string;
+  /** The limits `check` enforces, for documents that state them (OpenAPI): not a second source of rules. */
+  readonly limits?: Limits;
   /** The value of a new job that does not give it (the account's time zone for `timezone`). */
   readonly default: T | ((accountTimezone: string) => T);
   /** Applied to a given value before the checks (trim, canonical form); may throw INVALID_PARAMETER. */
@@ -52,17 +72,25 @@ const maxLength = (max: number) => (value: string, name: string) => {
   if (value.length > max) throw invalid(name, `must be at most ${max} characters, got ${value.length}`);
 };
 
+/** A rule and the limits it enforces, from one pair of numbers. */
+const range = (min: number, max: number, unit = '') => ({ check: intRange(min, max, unit), limits: { min, max } });
+const length = (max: number) => ({ check: maxLength(max), limits: { maxLength: max } });
+
 /** optionalInt and ref: a value in range, where 0 means "none". */
 const zeroClears = (min: number, max: number, unit = '') => {
-  const range = intRange(min, max, unit);
-  return (value: number | null, name: string): number | null => {
+  const inRange = intRange(min, max, unit);
+  const check = (value: number | null, name: string): number | null => {
     if (value === null) return null;
-    range(value, name);
+    inRange(value, name);
     return value === 0 ? null : value;
   };
+  return { check, limits: { min, max } };
 };
 
 const trim = (value: string) => value.trim();
+
+const URL_MAX = 2048;
+const HEADERS_MAX = 16_384;
 
 export const MAX_NOTIFY_CHANNELS = 50;
 
@@ -81,7 +109,7 @@ function normalizeChannelList(raw: string): string {
 export function normalizeUrl(raw: string): string {
   const trimmed = raw.trim();
   if (!trimmed) throw invalid('url', 'must not be empty');
-  maxLength(2048)(trimmed, 'url');
+  maxLength(URL_MAX)(trimmed, 'url');
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) ? trimmed : `http://${trimmed}`;
   let url: URL;
   try {
@@ -103,7 +131,7 @@ function normalizeMethod(raw: HttpMethod): HttpMethod {
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function checkHeaders(headers: string, name: string) {
-  maxLength(16_384)(headers, name);
+  maxLength(HEADERS_MAX)(headers, name);
   headers.split(/\r?\n/).forEach((line, i) => {
     if (!line.trim()) return;
     const colon = line.indexOf(':');
@@ -130,29 +158,29 @@ const ref = define<'ref', number | null>('ref');
  * expression in its zone with its filter) is compiled last, by resolveSettings.
  */
 export const SETTINGS = {
-  group: ref({ default: null, check: zeroClears(0, Number.MAX_SAFE_INTEGER) }),
-  name: text({ default: '', check: maxLength(255) }),
-  expression: text({ default: '15 minutes', normalize: trim, check: maxLength(255), clearable: false, schedule: true }),
-  filter: text({ default: '', normalize: trim, check: maxLength(1024), schedule: true }),
-  timezone: text({ default: (accountTimezone) => accountTimezone, normalize: trim, clearable: false, schedule: true }),
-  url: text({ default: '', normalize: normalizeUrl, clearable: false, target: true }),
-  httpMethod: method({ default: 'GET', normalize: normalizeMethod, clearable: false, target: true }),
-  postData: text({ default: '', check: maxLength(65_536), target: true }),
-  httpHeaders: text({ default: '', check: checkHeaders, target: true }),
-  username: text({ default: '', check: maxLength(255), target: true }),
-  password: text({ default: '', check: maxLength(255), secret: true, target: true }),
-  userAgent: text({ default: '', check: maxLength(512), target: true }),
-  timeout: int({ default: 30, check: intRange(5, 7200, ' seconds'), target: true }),
-  instances: int({ default: 0, check: intRange(0, 5), target: true }),
-  delay: int({ default: 0, check: intRange(0, 1440, ' minutes') }),
-  notify: bool({ default: true }),
-  notifyEvery: int({ default: 1, check: intRange(1, 100) }),
-  notifyMatch: text({ default: '', check: maxLength(255) }),
-  notifyTime: optionalInt({ default: null, check: zeroClears(0, 86_400, ' seconds') }),
-  failureThreshold: int({ default: 20, check: intRange(1, 100) }),
-  notifyChannels: text({ default: '', normalize: normalizeChannelList }),
-  keyword: text({ default: '', check: maxLength(100), target: true }),
-  pattern: text({ default: '', check: maxLength(255), target: true }),
+  group: ref({ doc: 'group id; 0 or null: none', default: null, ...zeroClears(0, Number.MAX_SAFE_INTEGER) }),
+  name: text({ doc: 'job name', default: '', ...length(255) }),
+  expression: text({ doc: 'when: crontab, English interval, one-time date, @unix or manual (docs/schedule.md)', default: '15 minutes', normalize: trim, ...length(255), clearable: false, schedule: true }),
+  filter: text({ doc: 'condition over minute, hour, day, month, weekday', default: '', normalize: trim, ...length(1024), schedule: true }),
+  timezone: text({ doc: "IANA time zone; default: the account's", default: (accountTimezone) => accountTimezone, normalize: trim, clearable: false, schedule: true }),
+  url: text({ doc: 'http(s) URL to call; without a scheme http:// is assumed', default: '', normalize: normalizeUrl, limits: { maxLength: URL_MAX }, clearable: false, target: true }),
+  httpMethod: method({ doc: 'HTTP method', default: 'GET', normalize: normalizeMethod, limits: { oneOf: HTTP_METHODS }, clearable: false, target: true }),
+  postData: text({ doc: 'request body (POST, PUT, PATCH)', default: '', ...length(65_536), target: true }),
+  httpHeaders: text({ doc: 'request headers, "Name: value" lines', default: '', check: checkHeaders, limits: { maxLength: HEADERS_MAX }, target: true }),
+  username: text({ doc: 'Basic auth user', default: '', ...length(255), target: true }),
+  password: text({ doc: 'Basic auth password (never returned)', default: '', ...length(255), secret: true, target: true }),
+  userAgent: text({ doc: 'User-Agent header', default: '', ...length(512), target: true }),
+  timeout: int({ doc: 'seconds for the whole request', default: 30, ...range(5, 7200, ' seconds'), target: true }),
+  instances: int({ doc: 'runs in flight at most (0: no limit); beyond it a run is skipped', default: 0, ...range(0, 5), target: true }),
+  delay: int({ doc: 'random delay of each run, 0..delay minutes', default: 0, ...range(0, 1440, ' minutes') }),
+  notify: bool({ doc: 'notify on failure', default: true }),
+  notifyEvery: int({ doc: 'notify on every n-th consecutive failure', default: 1, ...range(1, 100) }),
+  notifyMatch: text({ doc: "notify when the output contains it (or, with a leading '!', does not)", default: '', ...length(255) }),
+  notifyTime: optionalInt({ doc: 'notify when a run takes longer than this many seconds (0 or null: off)', default: null, ...zeroClears(0, 86_400, ' seconds') }),
+  failureThreshold: int({ doc: 'consecutive failures before the job is disabled (status 4)', default: 20, ...range(1, 100) }),
+  notifyChannels: text({ doc: 'channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', default: '', normalize: normalizeChannelList, limits: { pattern: '^[0-9, ]*$' } }),
+  keyword: text({ doc: 'the run fails unless the output contains it', default: '', ...length(100), target: true }),
+  pattern: text({ doc: 'the run fails if the output contains it', default: '', ...length(255), target: true }),
 } as const;
 
 type Table = typeof SETTINGS;
@@ -171,25 +199,42 @@ export type ScheduleName = Flagged<'schedule'>;
 export type TargetSettings = Pick<JobSettings, TargetName>;
 
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
-const named = (flag: 'target' | 'schedule' | 'secret') => SETTING_NAMES.filter((name) => (SETTINGS[name] as Setting<unknown>)[flag] === true);
-export const TARGET_SETTINGS = named('target') as TargetName[];
-export const SCHEDULE_SETTINGS = named('schedule') as ScheduleName[];
-export const SECRET_SETTINGS = named('secret');
 
 /** A row of the table, typed loosely for code that walks all of them. */
 export const settingOf = (name: SettingName) => SETTINGS[name] as Setting<unknown>;
 
+const named = (flag: 'target' | 'schedule' | 'secret') => SETTING_NAMES.filter((name) => settingOf(name)[flag] === true);
+export const TARGET_SETTINGS = named('target') as TargetName[];
+export const SCHEDULE_SETTINGS = named('schedule') as ScheduleName[];
+export const SECRET_SETTINGS = named('secret');
+
 /** The name a secret setting is reported under (`password` -> `hasPassword`). */
 export const secretFlag = (name: string) => `has${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+const defaultOf = (name: SettingName, accountTimezone: string) => {
+  const d = settingOf(name).default;
+  return typeof d === 'function' ? (d as (tz: string) => unknown)(accountTimezone) : d;
+};
 
 /** The resolved settings of a new job before its input is applied (the url has no default: it is required). */
 export function defaultSettings(accountTimezone: string): JobSettings {
   const out: Record<string, unknown> = {};
-  for (const name of SETTING_NAMES) {
-    const d = settingOf(name).default;
-    out[name] = typeof d === 'function' ? (d as (tz: string) => unknown)(accountTimezone) : d;
-  }
+  for (const name of SETTING_NAMES) out[name] = defaultOf(name, accountTimezone);
   return out as JobSettings;
+}
+
+/**
+ * The settings a job was created with, with the default of every setting added since: a stream
+ * written before a setting existed folds into a job that has it. The same object when complete.
+ */
+export function completeSettings(settings: JobSettings): JobSettings {
+  let out: Record<string, unknown> | null = null;
+  for (const name of SETTING_NAMES) {
+    if (settings[name] !== undefined) continue;
+    out ??= { ...settings };
+    out[name] = defaultOf(name, settings.timezone ?? 'UTC');
+  }
+  return (out as JobSettings | null) ?? settings;
 }
 
 /**

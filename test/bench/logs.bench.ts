@@ -15,7 +15,8 @@ import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { createLogger } from '../../shared/log.ts';
 import { ensureTopology, executionSubject } from '../../shared/topology.ts';
-import { LogsView } from '../../services/logs/logsView.ts';
+import type { LogsView } from '../../services/logs/logsView.ts';
+import { openSqliteLogsView } from '../../services/logs/sqliteLogsView.ts';
 import { startLogsService } from '../../services/logs/logsService.ts';
 import { T0, execution } from '../unit/logs/executions.ts';
 
@@ -67,14 +68,14 @@ function benchRaw(dir: string) {
   return { single: rate(SINGLE, single), batched: rate(BATCHED, batched) };
 }
 
-function benchView(dir: string) {
-  const view = new LogsView(join(dir, 'logs.db'));
+async function benchView(dir: string) {
+  const view = openSqliteLogsView(join(dir, 'logs.db'));
   let start = process.hrtime.bigint();
-  for (let i = 0; i < SINGLE; i++) view.record(sample(i));
+  for (let i = 0; i < SINGLE; i++) await view.record(sample(i));
   const single = seconds(start);
   const batches = Array.from({ length: BATCHED / BATCH }, (_, b) => Array.from({ length: BATCH }, (_, i) => ({ execution: sample(SINGLE + b * BATCH + i) })));
   start = process.hrtime.bigint();
-  for (const batch of batches) view.recordMany(batch);
+  for (const batch of batches) await view.recordMany(batch);
   const batched = seconds(start);
   return { view, single: rate(SINGLE, single), batched: rate(BATCHED, batched) };
 }
@@ -90,19 +91,19 @@ async function benchPipeline(dir: string) {
   const start = process.hrtime.bigint();
   // The service replays the stream into a fresh file, as a rebuild does.
   const service = await startLogsService({ bus, dbPath: join(dir, 'pipeline.db'), log: createLogger('bench', {}, 'silent'), address: '127.0.0.1:0' });
-  while (service.view.size().log < PIPELINE) await new Promise((r) => setTimeout(r, 5));
+  while ((await service.view.size()).log < PIPELINE) await new Promise((r) => setTimeout(r, 5));
   const elapsed = seconds(start);
   await service.stop();
   await bus.close();
   return rate(PIPELINE, elapsed);
 }
 
-function latency(run: () => unknown) {
-  for (let i = 0; i < 20; i++) run(); // warm the statement cache and the page cache
+async function latency(run: () => Promise<unknown>) {
+  for (let i = 0; i < 20; i++) await run(); // warm the statement cache and the page cache
   const times: number[] = [];
   for (let i = 0; i < QUERY_RUNS; i++) {
     const start = process.hrtime.bigint();
-    run();
+    await run();
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   times.sort((a, b) => a - b);
@@ -113,25 +114,25 @@ function latency(run: () => unknown) {
 const dir = mkdtempSync(join(tmpdir(), 'tock-logs-bench-'));
 try {
   const raw = benchRaw(dir);
-  const { view, single, batched } = benchView(dir);
+  const { view, single, batched } = await benchView(dir);
   const pipeline = await benchPipeline(dir);
-  const size = view.size();
+  const size = await view.size();
 
   console.log('Logs read model (better-sqlite3, WAL, synchronous=NORMAL; file in a temp dir)');
   console.log(`  record, one transaction each ${fmt(single)} /s   yardstick (bare INSERT, autocommit)  ${fmt(raw.single)} /s`);
   console.log(`  recordMany, ${BATCH} per batch      ${fmt(batched)} /s   yardstick (bare INSERT, same batches) ${fmt(raw.batched)} /s`);
   console.log(`  through the service (in-process bus -> recorder -> view, ${PIPELINE.toLocaleString('en-US')} replayed) ${fmt(pipeline)} /s`);
   console.log(`\nQueries on ${size.log.toLocaleString('en-US')} log rows (${JOBS} jobs x ${view.keepPerJob}) and ${size.failures.toLocaleString('en-US')} failures, ${QUERY_RUNS} runs each`);
-  const q = (label: string, query: Parameters<LogsView['query']>[0]) => console.log(`  ${label.padEnd(46)} ${latency(() => view.query(query))}`);
-  q('job log, page 1, limit 100', { accountId: 6n, jobId: 6n });
-  q('job log, page 5, limit 100', { accountId: 6n, jobId: 6n, page: 5 });
-  q('job log, limit 1000', { accountId: 6n, jobId: 6n, limit: 1000 });
-  q('job log, keyword in output (scans 1000)', { accountId: 6n, jobId: 6n, keyword: 'NIGHTLY' });
-  q('job log, keyword matching nothing', { accountId: 6n, jobId: 6n, keyword: 'no such text' });
-  q('account failures, all jobs, limit 100', { accountId: 4n, failuresOnly: true });
-  q('account failures, all jobs, keyword "2024-10-2"', { accountId: 4n, failuresOnly: true, keyword: '2024-10-2' });
-  q('account log, all jobs (10 jobs, 10k rows), limit 100', { accountId: 4n });
-  view.close();
+  const q = async (label: string, query: Parameters<LogsView['query']>[0]) => console.log(`  ${label.padEnd(46)} ${await latency(() => view.query(query))}`);
+  await q('job log, page 1, limit 100', { accountId: 6n, jobId: 6n });
+  await q('job log, page 5, limit 100', { accountId: 6n, jobId: 6n, page: 5 });
+  await q('job log, limit 1000', { accountId: 6n, jobId: 6n, limit: 1000 });
+  await q('job log, keyword in output (scans 1000)', { accountId: 6n, jobId: 6n, keyword: 'NIGHTLY' });
+  await q('job log, keyword matching nothing', { accountId: 6n, jobId: 6n, keyword: 'no such text' });
+  await q('account failures, all jobs, limit 100', { accountId: 4n, failuresOnly: true });
+  await q('account failures, all jobs, keyword "2024-10-2"', { accountId: 4n, failuresOnly: true, keyword: '2024-10-2' });
+  await q('account log, all jobs (10 jobs, 10k rows), limit 100', { accountId: 4n });
+  await view.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

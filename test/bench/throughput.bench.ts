@@ -61,7 +61,7 @@ async function embedded(targetUrl: string) {
   const system = await startEmbedded({ config, log: createLogger('bench', {}, 'error'), print: () => {} });
   try {
     await addJobs(apiClient(`http://127.0.0.1:${system.port}`, TOKEN), targetUrl, EMBEDDED_JOBS);
-    return await measure(async () => system.logs.view.size().log);
+    return await measure(async () => (await system.logs.view.size()).log);
   } finally {
     await system.stop();
     rmSync(dataDir, { recursive: true, force: true });

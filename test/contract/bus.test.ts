@@ -48,6 +48,7 @@ if (process.env.TOCK_SKIP_NATS === '1') {
       consume: (...args) => inner.consume(...args),
       notify: (...args) => inner.notify(...args),
       subscribe: (...args) => inner.subscribe(...args),
+      backlog: (...args) => inner.backlog!(...args),
       close: () => inner.close(),
     };
     return {

@@ -1,21 +1,22 @@
 /**
- * Runs the EventStore contract against each adapter: SQLite in memory, SQLite in a temp file, and
- * EventStoreDB when ESDB_URL names a server. Adds what only the file adapter promises: several
+ * Runs the EventStore contract against each adapter: SQLite in memory, SQLite in a temp file,
+ * PostgreSQL (test/support/postgres.ts) and EventStoreDB when ESDB_URL names a server. Adds what only the file adapter promises: several
  * store objects and several processes sharing one database file.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openEsdbEventStore } from '../../shared/eventStore/esdbEventStore.ts';
 import type { RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { openPostgresEventStore } from '../../shared/eventStore/postgresEventStore.ts';
 import { openSqliteEventStore } from '../../shared/eventStore/sqliteEventStore.ts';
+import { dropSchema, POSTGRES_URL, requirePostgres, schemaName } from '../support/postgres.ts';
 import { eventStoreContract, waitFor } from './eventStoreContract.ts';
+import { spawnAppender } from './support/spawnAppender.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const APPENDER = fileURLToPath(new URL('./support/sqliteAppender.ts', import.meta.url));
 const OPENER = fileURLToPath(new URL('./support/sqliteOpener.ts', import.meta.url));
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'tock-events-'));
@@ -37,6 +38,21 @@ eventStoreContract('sqlite file', async () => {
   };
 });
 
+describe('PostgreSQL', function () {
+  before(requirePostgres);
+  eventStoreContract('postgres', async () => {
+    const schema = schemaName();
+    const store = openPostgresEventStore(POSTGRES_URL, { schema });
+    return {
+      store,
+      async close() {
+        await store.close();
+        await dropSchema(schema);
+      },
+    };
+  });
+});
+
 if (process.env.ESDB_URL) {
   const url = process.env.ESDB_URL;
   eventStoreContract('eventstoredb', async () => {
@@ -50,37 +66,6 @@ if (process.env.ESDB_URL) {
       this.skip();
     });
   });
-}
-
-interface AppenderResult {
-  worker: string;
-  appended: number;
-  wins: number[];
-}
-
-function spawnAppender(args: string[], script = APPENDER) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (chunk) => (err += chunk));
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.startsWith('ready\n')) resolve();
-    });
-    child.once('exit', () => reject(new Error(`appender exited before it was ready: ${err}`)));
-  });
-  const done = new Promise<AppenderResult>((resolve, reject) => {
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`appender exited with ${code}: ${err}`));
-      resolve(JSON.parse(out.trim().split('\n').at(-1)!));
-    });
-  });
-  done.catch(() => undefined); // observed through Promise.all below; avoids an unhandled rejection meanwhile
-  return { child, ready, done };
 }
 
 describe('SQLite event store file shared by several store objects and processes', function () {

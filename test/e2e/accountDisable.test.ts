@@ -23,7 +23,7 @@ describe("a disabled account's jobs do not run (embedded mode, real target, oper
   });
 
   it('no run while disabled (cron_next shows none, the token is refused); after enable it runs again, the disabled time not caught up', async () => {
-    const jobs = system.jobsClient;
+    const jobs = system.adminClient;
     const { account, token } = await jobs.createAccount({ name: 'paused-customer', timezone: 'UTC', jobLimit: 0 });
     const accountId = account!.id;
     const api = apiClient(system.baseUrl, token);
@@ -51,18 +51,18 @@ describe("a disabled account's jobs do not run (embedded mode, real target, oper
   });
 
   it("the operator lists an account's jobs (secrets masked) and deletes them all", async () => {
-    const { account, token } = await system.jobsClient.createAccount({ name: 'to-clean', timezone: 'UTC', jobLimit: 0 });
+    const { account, token } = await system.adminClient.createAccount({ name: 'to-clean', timezone: 'UTC', jobLimit: 0 });
     const api = apiClient(system.baseUrl, token);
     await ok(api.call('cron_add', { url: 'http://bob:Hidden-77@127.0.0.1:9/a', expression: 'manual', name: 'first' }));
     await ok(api.call('cron_add', { url: 'http://127.0.0.1:9/b', expression: 'manual', name: 'second' }));
     const lines: string[] = [];
     const errors: string[] = [];
-    expect(await accountCommand(['jobs', String(account!.id)], system.jobsClient, (l) => lines.push(l), (l) => errors.push(l))).to.equal(0);
+    expect(await accountCommand(['jobs', String(account!.id)], system.adminClient, (l) => lines.push(l), (l) => errors.push(l))).to.equal(0);
     expect(lines).to.have.length(3);
     expect(lines.join('\n')).to.include('first').and.include('http://***@127.0.0.1:9/a').and.not.include('Hidden-77');
-    expect(await accountCommand(['delete-jobs', String(account!.id)], system.jobsClient, (l) => lines.push(l), (l) => errors.push(l))).to.equal(0);
+    expect(await accountCommand(['delete-jobs', String(account!.id)], system.adminClient, (l) => lines.push(l), (l) => errors.push(l))).to.equal(0);
     expect(lines.at(-1)).to.equal(`account ${account!.id}: 2 cron job(s) deleted`);
     expect(await ok(api.call('cron_list'))).to.deep.equal([]);
-    expect(await accountCommand(['enable'], system.jobsClient, () => {}, (l) => errors.push(l)).catch((e: Error) => e.message)).to.match(/an account id is required/);
+    expect(await accountCommand(['enable'], system.adminClient, () => {}, (l) => errors.push(l)).catch((e: Error) => e.message)).to.match(/an account id is required/);
   });
 });

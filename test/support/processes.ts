@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 
 /** A free loopback port (bound, then released: good enough for tests on one machine). */
 export async function freePort(): Promise<number> {
@@ -24,7 +26,8 @@ export interface ServiceProcess {
 export function startService(name: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<ServiceProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', `services/${name}/main.ts`], {
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      // Ops ports on any free port: several services share this machine.
+      env: { ...process.env, LOG_LEVEL: 'info', OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
@@ -71,13 +74,20 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
-/** The environment of a distributed deployment on loopback: free ports, each service findable by the others. */
 /** A fixed key for job secrets in tests (32 bytes, base64); never a deployment's. */
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 
+/**
+ * The environment of a distributed deployment on loopback: free ports, each service findable by
+ * the others, gRPC authenticated by fresh service and admin tokens (as a deployment must be).
+ */
 export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [jobsPort, plannerPort, logsPort, httpPort, adminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   return {
+    TOCK_GRPC_TOKEN: randomToken(),
+    TOCK_ADMIN_TOKEN: randomToken(),
+    ADMIN_GRPC_PORT: String(adminPort),
+    ADMIN_ADDR: `127.0.0.1:${adminPort}`,
     DATA_DIR: dataDir,
     JOBS_GRPC_PORT: String(jobsPort),
     PLANNER_GRPC_PORT: String(plannerPort),
@@ -92,4 +102,10 @@ export async function distributedEnv(dataDir: string, extra: Record<string, stri
     TOCK_SECRET_KEY: TEST_SECRET_KEY,
     ...extra,
   };
+}
+
+/** What a test's own gRPC client presents to the services of `env` (the gateway's identity, or the operator's). */
+export function credentialsOf(env: Record<string, string>, identity: 'service' | 'admin' = 'service'): GrpcCredentials {
+  const token = identity === 'admin' ? env.TOCK_ADMIN_TOKEN : env.TOCK_GRPC_TOKEN;
+  return { token: token || undefined };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../shared/config.ts';
+import { describeStore, eventStoreUrl, logsStoreChoice } from '../../shared/openStore.ts';
 
 describe('config', () => {
   it('has embedded defaults', () => {
@@ -45,5 +46,42 @@ describe('config', () => {
       expect(problems.find((p) => p.startsWith('NATS_URL:'))).to.contain('nats://');
       expect(problems.find((p) => p.startsWith('TOCK_RATE_LIMIT:'))).to.be.a('string');
     }
+  });
+
+  describe('store choice', () => {
+    it('takes EVENTSTORE_URL (postgres or esdb), else ESDB_URL, else SQLite', () => {
+      expect(eventStoreUrl(loadConfig({}))).to.equal(undefined);
+      expect(eventStoreUrl(loadConfig({ ESDB_URL: 'esdb://h:2113?tls=false' }))).to.equal('esdb://h:2113?tls=false');
+      expect(eventStoreUrl(loadConfig({ EVENTSTORE_URL: 'postgres://db/tock', ESDB_URL: 'esdb://h:2113' }))).to.equal('postgres://db/tock');
+      expect(eventStoreUrl(loadConfig({ EVENTSTORE_URL: 'esdb://u:p@h:2113?tls=true&tlsCAFile=/ca.crt' }))).to.equal('esdb://u:p@h:2113?tls=true&tlsCAFile=/ca.crt');
+    });
+
+    it('refuses other schemes and a schema name it could not put in SQL, naming the variable', () => {
+      try {
+        loadConfig({ EVENTSTORE_URL: 'mysql://db/tock', LOGS_DB_URL: 'postgres://db/tock?schema=x;drop' });
+        expect.fail('should throw');
+      } catch (error) {
+        const problems = (error as ConfigError).problems;
+        expect(problems).to.have.length(2);
+        expect(problems[0]).to.match(/^EVENTSTORE_URL: must start with postgres:\/\//);
+        expect(problems[1]).to.match(/^LOGS_DB_URL: .*schema/);
+      }
+    });
+
+    it('puts the logs read model in the event store PostgreSQL by default, else SQLite, unless LOGS_DB_URL says', () => {
+      const choice = (env: Record<string, string>) => logsStoreChoice(loadConfig({ DATA_DIR: '/d', ...env }));
+      expect(choice({})).to.deep.equal({ kind: 'sqlite', path: '/d/logs.db' });
+      expect(choice({ ESDB_URL: 'esdb://h:2113' })).to.deep.equal({ kind: 'sqlite', path: '/d/logs.db' });
+      expect(choice({ EVENTSTORE_URL: 'postgres://u:p@db:5432/tock' })).to.deep.equal({ kind: 'postgres', url: 'postgres://u:p@db:5432/tock?schema=tock_logs' });
+      expect(choice({ EVENTSTORE_URL: 'postgres://db/tock?schema=blue' })).to.deep.equal({ kind: 'postgres', url: 'postgres://db/tock?schema=blue_logs' });
+      expect(choice({ EVENTSTORE_URL: 'postgres://db/tock', LOGS_DB_URL: 'sqlite:' })).to.deep.equal({ kind: 'sqlite', path: '/d/logs.db' });
+      expect(choice({ LOGS_DB_URL: 'sqlite:/var/logs.db' })).to.deep.equal({ kind: 'sqlite', path: '/var/logs.db' });
+      expect(choice({ LOGS_DB_URL: 'postgres://other/logs' })).to.deep.equal({ kind: 'postgres', url: 'postgres://other/logs' });
+    });
+
+    it('describes the store without its credentials', () => {
+      expect(describeStore(loadConfig({ EVENTSTORE_URL: 'postgres://tock:s3cret@db:5432/tock' }))).to.equal('postgres (db:5432/tock)');
+      expect(describeStore(loadConfig({ ESDB_URL: 'esdb://admin:s3cret@es:2113?tls=true' }))).to.equal('eventstoredb (es:2113)');
+    });
   });
 });

@@ -60,7 +60,7 @@ export async function execute(bus: ReturnType<typeof createInProcessBus>, jobId:
 export async function startHarness(options: Partial<NotifierOptions> & { seed?: (store: EventStore) => Promise<void> } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-'));
   const clock = new FakeClock(T0);
-  const store = openStore({ DATA_DIR: dataDir, ESDB_URL: undefined });
+  const store = openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
   await options.seed?.(store);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus);

@@ -7,6 +7,7 @@ import {
   SETTING_NAMES,
   TARGET_SETTINGS,
   defaultSettings,
+  evolveJob,
   resolveSettings,
   secretFlag,
   settingOf,
@@ -79,5 +80,13 @@ describe('settings derived from the table', () => {
     expect(settingsToProtoJob({ ...resolved, group: null, notifyTime: null })).to.include({ group: undefined, notifyTime: undefined });
     expect(settingsFromProto({ url: 'u', group: 3n, notifyTime: 0, notify: false } as never)).to.deep.equal({ url: 'u', group: 3, notifyTime: 0, notify: false });
     expect(settingsFromProto(undefined)).to.deep.equal({});
+  });
+
+  it('a job created before a setting existed folds with that setting at its default', () => {
+    const { failureThreshold: _, notifyTime: __, ...old } = resolved;
+    const job = evolveJob(null, { type: 'JobCreated', data: { id: 1, accountId: 1, settings: old as JobSettings, at: 1 } })!;
+    expect(job.settings).to.deep.equal({ ...resolved, failureThreshold: 20, notifyTime: null });
+    const complete = evolveJob(null, { type: 'JobCreated', data: { id: 1, accountId: 1, settings: resolved, at: 1 } })!;
+    expect(complete.settings, 'complete settings are kept as they are').to.equal(resolved);
   });
 });

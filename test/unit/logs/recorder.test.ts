@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { BusMessage } from '../../../shared/bus/bus.ts';
 import { ExecutionSchema, type Execution } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { createLogger } from '../../../shared/log.ts';
-import { LogsView } from '../../../services/logs/logsView.ts';
+import type { LogsView } from '../../../services/logs/logsView.ts';
+import { openSqliteLogsView } from '../../../services/logs/sqliteLogsView.ts';
 import { createRecorder } from '../../../services/logs/recorder.ts';
 import { execution } from './executions.ts';
 
@@ -30,7 +31,7 @@ const encoded = (e: Execution, seq: number) => message(toBinary(ExecutionSchema,
 describe('logs recorder', () => {
   const log = createLogger('logs-test', {}, 'silent');
   let view: LogsView;
-  beforeEach(() => (view = new LogsView(':memory:')));
+  beforeEach(() => (view = openSqliteLogsView(':memory:')));
   afterEach(() => view.close());
 
   it('writes messages delivered together in one transaction, then acks each, ids from the stream sequence', async () => {
@@ -42,7 +43,7 @@ describe('logs recorder', () => {
     await Promise.all(msgs.map((m) => handle(m.msg)));
     expect(transactions).to.equal(1);
     expect(msgs.map((m) => m.settled)).to.deep.equal(['ack', 'ack', 'ack']);
-    expect(view.query({ accountId: 1n }).map((e) => [e.execution.runId, e.id])).to.deep.equal([['a', 10], ['b', 11]]);
+    expect((await view.query({ accountId: 1n })).map((e) => [e.execution.runId, e.id])).to.deep.equal([['a', 10], ['b', 11]]);
   });
 
   it('terminates what is not an Execution, or cannot be recorded, and goes on', async () => {
@@ -53,7 +54,7 @@ describe('logs recorder', () => {
     const fine = encoded(execution({ runId: 'fine' }), 4);
     await Promise.all([garbage, noRunId, noJob, fine].map((m) => handle(m.msg)));
     expect([garbage, noRunId, noJob, fine].map((m) => m.settled)).to.deep.equal(['term', 'term', 'term', 'ack']);
-    expect(view.size().log).to.equal(1);
+    expect((await view.size()).log).to.equal(1);
   });
 
   it('stores an execution as it was sent: fields this version does not know read back unchanged', async () => {
@@ -61,13 +62,13 @@ describe('logs recorder', () => {
     // Field 99, varint 7: what a newer executor might add.
     const sent = new Uint8Array([...toBinary(ExecutionSchema, execution({ runId: 'newer' })), 0x98, 0x06, 0x07]);
     await handle(message(sent, 1).msg);
-    const [stored] = view.query({ accountId: 1n });
+    const [stored] = await view.query({ accountId: 1n });
     expect(stored.execution.$unknown?.map((u) => [u.no, [...u.data]])).to.deep.equal([[99, [0x07]]]);
   });
 
   it('hands the batch back for a later redelivery when the database fails', async () => {
     const handle = createRecorder(view, log);
-    view.close();
+    await view.close();
     const m = encoded(execution({ runId: 'a' }), 1);
     await handle(m.msg);
     expect(m.settled).to.equal('nak 5000');

@@ -1,7 +1,8 @@
 /**
- * Child process of the multi-process SQLite test (test/contract/eventStore.test.ts).
+ * Child process of the multi-process event store tests (test/contract/eventStore.test.ts,
+ * test/contract/postgresEventStore.test.ts).
  *
- * Usage: node --import tsx sqliteAppender.ts <dbFile> <worker> <count> <raceStream> <rounds>
+ * Usage: node --import tsx storeAppender.ts <dbFile | postgres://...> <worker> <count> <raceStream> <rounds>
  * Prints "ready", waits for a line on stdin (so every child starts at once), then, interleaved:
  * - appends <count> events one by one to its own stream `mp-<worker>`, with numeric expected revisions;
  * - for each round r of <rounds>, once <raceStream> holds r events, appends one event to it expecting
@@ -10,12 +11,13 @@
  */
 import { createInterface } from 'node:readline';
 import { WrongExpectedRevisionError } from '../../../shared/eventStore/eventStore.ts';
+import { openPostgresEventStore } from '../../../shared/eventStore/postgresEventStore.ts';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
 
-const [file, worker, countArg, raceStream, roundsArg] = process.argv.slice(2);
+const [target, worker, countArg, raceStream, roundsArg] = process.argv.slice(2);
 const count = Number(countArg);
 const rounds = Number(roundsArg);
-const store = openSqliteEventStore(file);
+const store = target.startsWith('postgres://') ? openPostgresEventStore(target) : openSqliteEventStore(target);
 const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 async function ownAppends() {

@@ -1,0 +1,204 @@
+/**
+ * The logs read model in PostgreSQL: one database shared by any number of logs replicas.
+ *
+ * Replicas write at once, so a batch runs as one call of `record_batch`, which holds an advisory
+ * lock until it commits: the duplicate check (a run id held in the log or the failures), the id
+ * choice (the stream sequence when free, else past the largest id) and the pruning of each job to
+ * its newest results all see every other replica's committed rows, and a batch is all or nothing.
+ * Rows are handled one by one, in the batch's order, exactly as the SQLite adapter does, so both
+ * answer the one contract suite alike.
+ */
+import { fromBinary, toBinary } from '@bufbuild/protobuf';
+import { AppError } from '../../shared/errors.ts';
+import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
+import { keepSetting, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
+import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
+
+const tableSql = (s: string, t: string) => `
+  CREATE TABLE IF NOT EXISTS ${s}.${t} (
+    id bigint PRIMARY KEY,
+    run_id text NOT NULL UNIQUE,
+    account_id bigint NOT NULL,
+    job_id bigint NOT NULL,
+    outcome integer NOT NULL,
+    time bigint NOT NULL,
+    haystack text NOT NULL,
+    data bytea NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS ${t}_job ON ${s}.${t} (job_id, time, id);
+  CREATE INDEX IF NOT EXISTS ${t}_account ON ${s}.${t} (account_id, time, id);`;
+
+/** Inserts into one table and prunes the job to its newest `keep` rows. */
+const insertSql = (s: string, t: string, keep: string) => `
+      INSERT INTO ${s}.${t} (id, run_id, account_id, job_id, outcome, time, haystack, data)
+        VALUES (v_id, p_run_ids[i], p_accounts[i], p_jobs[i], p_outcomes[i], p_times[i], p_haystacks[i], p_data[i]);
+      DELETE FROM ${s}.${t} d WHERE d.job_id = p_jobs[i] AND (d.time, d.id) <= (
+        SELECT k.time, k.id FROM ${s}.${t} k WHERE k.job_id = p_jobs[i] ORDER BY k.time DESC, k.id DESC OFFSET ${keep} LIMIT 1);`;
+
+const schemaSql = (s: string, lockKey: string) => `
+  CREATE SCHEMA IF NOT EXISTS ${s};
+  CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
+  ${tableSql(s, 'log')}
+  ${tableSql(s, 'failures')}
+  CREATE OR REPLACE FUNCTION ${s}.record_batch(
+    p_ids bigint[], p_run_ids text[], p_accounts bigint[], p_jobs bigint[], p_outcomes integer[],
+    p_times bigint[], p_haystacks text[], p_data bytea[], p_keep integer, p_keep_failures integer, p_failed integer)
+  RETURNS boolean[] LANGUAGE plpgsql AS $fn$
+  DECLARE
+    v_fresh boolean[] := '{}';
+    v_max   bigint;
+    v_id    bigint;
+  BEGIN
+    -- Held until commit: batches of all replicas take turns.
+    PERFORM pg_advisory_xact_lock(hashtext('${lockKey}'));
+    SELECT greatest(coalesce((SELECT max(id) FROM ${s}.log), 0), coalesce((SELECT max(id) FROM ${s}.failures), 0)) INTO v_max;
+    FOR i IN 1 .. coalesce(array_length(p_run_ids, 1), 0) LOOP
+      IF EXISTS (SELECT 1 FROM ${s}.log WHERE run_id = p_run_ids[i]) OR EXISTS (SELECT 1 FROM ${s}.failures WHERE run_id = p_run_ids[i]) THEN
+        v_fresh := v_fresh || false;
+        CONTINUE;
+      END IF;
+      v_id := p_ids[i];
+      -- A taken sequence means the stream was recreated under this read model: keep ids unique anyway.
+      IF v_id IS NULL OR EXISTS (SELECT 1 FROM ${s}.log WHERE id = v_id) OR EXISTS (SELECT 1 FROM ${s}.failures WHERE id = v_id) THEN
+        v_id := v_max + 1;
+      END IF;
+      v_max := greatest(v_max, v_id);
+      ${insertSql(s, 'log', 'p_keep')}
+      IF p_outcomes[i] = p_failed THEN
+        ${insertSql(s, 'failures', 'p_keep_failures')}
+      END IF;
+      v_fresh := v_fresh || true;
+    END LOOP;
+    RETURN v_fresh;
+  END $fn$;
+`;
+
+/** Opens the logs read model in the PostgreSQL database at `url`; tables go in its `schema` parameter's schema, default `tock_logs`. */
+export function openPostgresLogsView(url: string, options: LogsViewOptions & { schema?: string; onConnectionError?: (error: unknown) => void } = {}): LogsView {
+  const keep = (value: number | undefined, name: string) => {
+    try {
+      return keepSetting(value, 1000, name);
+    } catch (error) {
+      throw new AppError('INVALID_PARAMETER', (error as Error).message);
+    }
+  };
+  const keepPerJob = keep(options.keepPerJob, 'keepPerJob');
+  const keepFailuresPerJob = keep(options.keepFailuresPerJob, 'keepFailuresPerJob');
+  const target = postgresTarget(url, 'tock_logs', options.schema);
+  const s = target.schema;
+  const pool = createPool(target, { onIdleError: options.onConnectionError });
+  let closed = false;
+  let schemaReady: Promise<void> | undefined;
+
+  const ready = () =>
+    (schemaReady ??= withSchemaLock(pool, `tock logs ${target.schemaName}`, async (client) => {
+      await client.query(schemaSql(s, `tock logs ${target.schemaName}`));
+      await applyRetentionSettings(client);
+    }).catch((error: unknown) => {
+      schemaReady = undefined;
+      throw error;
+    }));
+
+  /** Applies a lowered keep setting to every job at once, so no job shows more than the setting allows. */
+  async function applyRetentionSettings(client: { query: typeof pool.query }) {
+    const settings = `${keepPerJob}/${keepFailuresPerJob}`;
+    const { rows } = await client.query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = 'retention'`);
+    if (rows[0]?.value === settings) return;
+    for (const [table, n] of [['log', keepPerJob], ['failures', keepFailuresPerJob]] as const) {
+      await client.query(
+        `DELETE FROM ${s}.${table} WHERE id IN (SELECT id FROM (
+           SELECT id, row_number() OVER (PARTITION BY job_id ORDER BY time DESC, id DESC) AS n FROM ${s}.${table}
+         ) ranked WHERE n > $1)`,
+        [n],
+      );
+    }
+    await client.query(`INSERT INTO ${s}.meta (key, value) VALUES ('retention', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [settings]);
+  }
+
+  const query = async <R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> => {
+    if (closed) throw new AppError('INTERNAL', 'logs view (postgres) is closed');
+    try {
+      await ready();
+      return (await pool.query<R>(sql, params)).rows;
+    } catch (error) {
+      throw translatePgError(error, 'logs view');
+    }
+  };
+
+  const view: LogsView = {
+    keepPerJob,
+    keepFailuresPerJob,
+
+    record: async (execution, o = {}) => (await view.recordMany([{ execution, id: o.id }]))[0],
+
+    async recordMany(batch: RecordInput[]) {
+      if (batch.length === 0) return [];
+      for (const { execution: e } of batch) {
+        const invalid = invalidExecution(e);
+        if (invalid) throw new AppError('INVALID_PARAMETER', `execution ${JSON.stringify(e.runId.slice(0, 80))}: ${invalid}`);
+      }
+      const wanted = (id?: number) => (id !== undefined && Number.isSafeInteger(id) && id > 0 ? id : null);
+      const [row] = await query<{ fresh: boolean[] }>(
+        `SELECT ${s}.record_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS fresh`,
+        [
+          batch.map((b) => wanted(b.id)),
+          batch.map((b) => b.execution.runId),
+          batch.map((b) => String(b.execution.accountId)),
+          batch.map((b) => String(b.execution.jobId)),
+          batch.map((b) => b.execution.outcome),
+          batch.map((b) => String(b.execution.time)),
+          batch.map((b) => searchText(b.execution)),
+          batch.map((b) => Buffer.from(b.data ?? toBinary(ExecutionSchema, b.execution))),
+          keepPerJob,
+          keepFailuresPerJob,
+          ExecutionOutcome.FAILED,
+        ],
+      );
+      return row.fresh;
+    },
+
+    async query(q: LogsQuery): Promise<LogsEntry[]> {
+      const table = q.failuresOnly ? 'failures' : 'log';
+      const jobId = queryInt(q.jobId);
+      const keyword = normalizeKeyword(q.keyword);
+      const { limit, offset } = paging(q.page, q.limit);
+      const params: unknown[] = [String(queryInt(q.accountId)), limit, offset];
+      const where = ['account_id = $1'];
+      if (jobId !== 0n) where.push(`job_id = $${params.push(String(jobId))}`);
+      if (keyword) where.push(`strpos(haystack, $${params.push(keyword)}) > 0`);
+      const rows = await query<{ id: string; data: Buffer }>(
+        `SELECT id, data FROM ${s}.${table} WHERE ${where.join(' AND ')} ORDER BY time DESC, id DESC LIMIT $2 OFFSET $3`,
+        params,
+      );
+      return rows.map((r) => ({ id: Number(r.id), execution: fromBinary(ExecutionSchema, r.data) }));
+    },
+
+    async size() {
+      const [row] = await query<{ log: string; failures: string }>(
+        `SELECT (SELECT count(*) FROM ${s}.log) AS log, (SELECT count(*) FROM ${s}.failures) AS failures`,
+      );
+      return { log: Number(row.log), failures: Number(row.failures) };
+    },
+
+    async getMeta(key) {
+      return (await query<{ value: string }>(`SELECT value FROM ${s}.meta WHERE key = $1`, [key]))[0]?.value;
+    },
+
+    async setMeta(key, value) {
+      await query(`INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [key, value]);
+    },
+
+    async claimMeta(key, value) {
+      await query(`INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [key, value]);
+      return (await view.getMeta(key))!;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+  return view;
+}

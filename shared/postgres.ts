@@ -1,0 +1,98 @@
+/**
+ * What the PostgreSQL adapters (event store, logs read model) share: one way to turn a URL into a
+ * pool, one schema name rule, one translation of driver failures into the project's error type.
+ */
+import pg from 'pg';
+import { AppError } from './errors.ts';
+
+export interface PostgresTarget {
+  /** The connection string handed to node-postgres, without Tock's own `schema` parameter. */
+  connectionString: string;
+  /** The schema Tock's tables live in, already quoted for SQL. */
+  schema: string;
+  /** The schema name as given (unquoted), for messages and channel names. */
+  schemaName: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Reads a `postgres://` URL. A `schema` query parameter (or the `schema` option) picks the schema
+ * Tock's tables go in, so several installations can share one database; default `fallbackSchema`.
+ */
+export function postgresTarget(url: string, fallbackSchema: string, schema?: string): PostgresTarget {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AppError('INVALID_PARAMETER', 'postgres: the URL is not a valid postgres://user:password@host:port/database URL');
+  }
+  const name = schema ?? parsed.searchParams.get('schema') ?? fallbackSchema;
+  if (!SCHEMA_NAME.test(name)) {
+    throw new AppError('INVALID_PARAMETER', `postgres: schema must be lower-case letters, digits and _ (at most 63), got ${JSON.stringify(name.slice(0, 80))}`);
+  }
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema: `"${name}"`, schemaName: name };
+}
+
+/** A pool whose idle connections may die (server restart) without taking the process down. */
+export function createPool(target: PostgresTarget, options: { max?: number; onIdleError?: (error: Error) => void } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: target.connectionString,
+    max: options.max ?? 10,
+    // A request waiting for a connection to an unreachable server fails instead of hanging.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
+  // An idle client losing its connection emits on the pool; without a listener Node would crash.
+  pool.on('error', (error) => options.onIdleError?.(error));
+  return pool;
+}
+
+/** Node socket errors and SQLSTATE classes that say "the server cannot be used now", not "the request is wrong". */
+const TRANSIENT_NODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+const TRANSIENT_SQLSTATE = [
+  /^08/, // connection exception
+  /^53/, // insufficient resources: too many connections, out of memory, disk full
+  /^57P0[1-3]$/, // admin shutdown, crash shutdown, cannot connect now (starting up)
+  /^40001$/, // serialization failure
+  /^40P01$/, // deadlock detected
+];
+
+/** True when the failure is the server being away or overloaded: worth retrying later. */
+export function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (TRANSIENT_NODE.has(code) || TRANSIENT_SQLSTATE.some((re) => re.test(code)))) return true;
+  const message = error instanceof Error ? error.message : '';
+  // node-postgres' own words when a connection cannot be had or is lost mid-query.
+  return /timeout exceeded when trying to connect|Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+/** Translates a driver failure into an AppError naming `what` (UNAVAILABLE, retryable, when the server is away or busy); AppErrors pass through. */
+export function translatePgError(error: unknown, what: string): AppError {
+  if (error instanceof AppError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const detail = typeof code === 'string' && code ? ` (${code})` : '';
+  return Object.assign(new AppError(isTransient(error) ? 'UNAVAILABLE' : 'INTERNAL', `${what} (postgres): ${message || 'failed'}${detail}`), { cause: error });
+}
+
+/**
+ * Runs `step` with one connection inside a transaction that holds an advisory lock on `key`, so
+ * processes starting at once create the schema one after the other (concurrent CREATE ... IF NOT
+ * EXISTS can still collide in PostgreSQL's catalogs).
+ */
+export async function withSchemaLock(pool: pg.Pool, key: string, step: (client: pg.PoolClient) => Promise<void>) {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [key]);
+    await step(client);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
