@@ -7,6 +7,7 @@ import { defaultSettings } from '../../shared/job/index.ts';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { startTarget, waitFor } from '../support/target.ts';
+import { distributedEnv, startService } from '../support/processes.ts';
 import { streamEvents } from '../support/targets.ts';
 
 const URL_PASSWORD = 'UrlPass-9c2e51';
@@ -131,6 +132,26 @@ describe('job secrets written in clear before sealing existed', function () {
       await waitFor(() => target.received.some((r) => r.at > at + 1500 && r.headers.authorization === basic('carol', 'Edited-7e4c')), 10_000, 'a run with the edited password');
     } finally {
       await system.stop();
+    }
+  });
+});
+
+describe('a distributed service that needs the key of job secrets', function () {
+  this.timeout(120_000);
+
+  it('jobs and executor refuse to start without it, naming the setting', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tock-nokey-'));
+    try {
+      const env = { ...(await distributedEnv(dataDir, { NATS_URL: 'nats://127.0.0.1:9' })), TOCK_SECRET_KEY: '' };
+      for (const name of ['jobs', 'executor']) {
+        const error = await startService(name, env, /listening|consuming/, 60_000).then(
+          (p) => p.kill().then(() => null),
+          (e: Error) => e,
+        );
+        expect(error?.message, name).to.match(new RegExp(`config error: TOCK_SECRET_KEY: required by the ${name} service`));
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
