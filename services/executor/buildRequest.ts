@@ -8,6 +8,8 @@ export interface RunInfo {
   runId: string;
   scheduledAt: number /* ms */;
   payload: string | null;
+  /** Which attempt of the occurrence (1 the first); sent as X-Tock-Attempt past the first. */
+  attempt?: number;
 }
 
 export interface RequestSpec {
@@ -145,10 +147,11 @@ export function buildRequest(job: RunJob, run: RunInfo, options: { userAgent: st
   }
 
   // Ours, so a target can de-duplicate; a job's header must not be able to forge them.
-  for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id']) headers.delete(name);
+  for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id', 'X-Tock-Attempt']) headers.delete(name);
   headers.set('X-Tock-Job-Id', String(job.id));
   headers.set('X-Tock-Scheduled-Time', kw('__timestamp__'));
   headers.set('X-Tock-Run-Id', headerSafe(run.runId));
+  if (run.attempt && run.attempt > 1) headers.set('X-Tock-Attempt', String(run.attempt));
 
   const seconds = Number(job.timeout);
   const timeoutMs = Math.round((Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TIMEOUT_S) * 1000);

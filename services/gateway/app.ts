@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
 import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
@@ -25,6 +26,8 @@ export interface GatewayOptions {
   now?: () => number;
   /** The /metrics exposition (embedded mode adds the executor thread's); default: this process's registry. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Embedded mode: the process's readiness (every service's conditions) also decides /readyz. */
+  readiness?: Readiness;
 }
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
@@ -47,6 +50,11 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
+    if (options.readiness && !options.readiness.ready()) {
+      ctx.status = 503;
+      ctx.body = { status: 'not ready', reason: Object.entries(options.readiness.failing()).map(([name, why]) => `${name}: ${why}`).join('; ') };
+      return;
+    }
     // Account 0 never exists: any answer of the service's own (not a failure to reach it, nor
     // our credential refused) proves the jobs service is up and takes our calls.
     const answered = await clients.jobs.getAccount({ id: 0n }).then(

@@ -179,6 +179,8 @@ const SCHEMAS: Record<string, Schema> = {
           ip: str('address called'),
           server: str('executor'),
           executionTime: { type: 'number', description: 'seconds' },
+          attempt: int('which attempt of its occurrence (1 the first)'),
+          willRetry: bool('another attempt of this occurrence is scheduled'),
         },
       },
     },

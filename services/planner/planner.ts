@@ -1,7 +1,10 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
+import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
@@ -30,6 +33,8 @@ export interface PlannerOptions {
    * or minute, not during it. A job change sends a cancel notice for runs already out. Default 0.
    */
   leadMs?: number;
+  /** Gets the `planner schedule` condition: false while catching up or resubscribing. */
+  readiness?: Readiness;
 }
 
 /** Entries fired per macrotask when many fall due at once. */
@@ -48,7 +53,7 @@ export class Planner {
   private readonly dispatcher: Dispatcher;
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
-  private subscription: Subscription | null = null;
+  private supervisor: Supervisor | null = null;
   /** Account events: a disabled account's jobs are not planned (see accountStatus.ts). */
   private statusSubscription: Subscription | null = null;
   private live = false;
@@ -93,12 +98,14 @@ export class Planner {
       (error) => log.error('planner subscription to account status stopped', { error }),
     );
     await this.statusSubscription.caughtUp;
-    this.subscription = store.subscribe(
-      { category: 'cronjob' },
-      (event) => this.onEvent(event),
-      (error) => log.error('planner subscription to job events stopped', { error }),
-    );
-    await this.subscription.caughtUp;
+    // Supervised: a failed subscription resumes after the last event applied, with backoff.
+    this.supervisor = supervise({
+      name: 'planner schedule',
+      log,
+      readiness: this.options.readiness,
+      start: () => subscriptionRun(store, { category: 'cronjob', fromPosition: this.projection.position >= 0n ? this.projection.position : undefined }, (event) => this.onEvent(event)),
+    });
+    await this.supervisor.started;
     const rebuiltMs = Date.now() - started;
     // Everything applied so far is planned here in one sweep, in time slices (a million schedules
     // take seconds); events that arrive meanwhile wait for it, then are planned as they come.
@@ -132,7 +139,7 @@ export class Planner {
     this.wake = null;
     this.watermarkTimer?.();
     this.watermarkTimer = null;
-    await this.subscription?.close();
+    await this.supervisor?.stop();
     await this.statusSubscription?.close();
     if (options.flush ?? true) {
       await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
@@ -224,14 +231,15 @@ export class Planner {
    */
   private cancelAhead(jobId: number): boolean {
     const until = this.ahead.get(jobId);
-    if (until === undefined) return false;
     const now = this.options.clock.now();
     this.ahead.delete(jobId);
-    if (until <= now) return false;
-    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now })).catch((error) =>
+    // Nothing of the job is ahead of its time: only retries waiting on the bus are stale (runs
+    // due now stay valid, and nothing would publish them again).
+    const ahead = until !== undefined && until > now;
+    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now, retries: !ahead })).catch((error) =>
       this.options.log.warn('cancel notice not sent', { jobId, error }),
     );
-    return true;
+    return ahead;
   }
 
   private hasDue() {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 // js-yaml 5 has named exports only (no default export).
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { loadConfig } from '../../shared/config.ts';
+import { LIVENESS } from '../../shared/grpc/health.ts';
 
 /**
  * Consistency of the Kubernetes manifests in deploy/k8s, read as files (no cluster, no kustomize):
@@ -50,6 +51,17 @@ const POD_TO_POD = [
 ];
 const EXPECTED_INGRESS = ['any->gateway:TCP/8080', ...POD_TO_POD, ...ALL_PODS.map((p) => `ns:monitoring->${p}:TCP/9464`)];
 const EXPECTED_EGRESS = [...POD_TO_POD, 'executor->internet:*', 'notifier->internet:*', ...ALL_PODS.flatMap((p) => [`${p}->ns:kube-system:UDP/53`, `${p}->ns:kube-system:TCP/53`])];
+
+/** The PostgreSQL overlay draws PostgreSQL where the others draw EventStoreDB, and logs keep their read model there too. */
+function expectedFlows(where: string): { ingress: string[]; egress: string[] } {
+  if (!where.endsWith('overlays/postgres')) return { ingress: EXPECTED_INGRESS, egress: EXPECTED_EGRESS };
+  const swap = (flows: string[]) => [
+    ...flows.filter((f) => !f.includes('eventstore')).map((f) => f),
+    ...flows.filter((f) => f.includes('->eventstore:TCP/2113')).map((f) => f.replace('->eventstore:TCP/2113', '->postgres:TCP/5432')),
+    ...flows.filter((f) => /^(ns:monitoring|eventstore)->|^eventstore->/.test(f) && f.includes('eventstore')).map((f) => f.replaceAll('eventstore', 'postgres')),
+  ];
+  return { ingress: [...swap(EXPECTED_INGRESS), 'logs->postgres:TCP/5432'], egress: [...swap(EXPECTED_EGRESS), 'logs->postgres:TCP/5432'] };
+}
 
 interface Doc {
   file: string;
@@ -123,11 +135,30 @@ function parse2(text: string): Obj[] {
   return loadAll(text, { schema: YAML11_SCHEMA }).filter((d): d is Obj => d !== null && typeof d === 'object');
 }
 
-/** Map merge only (what the ConfigMap and replica patches need); lists are replaced. */
+/**
+ * Strategic merge as far as these manifests need it: maps merge; lists of named items (containers,
+ * env, volumes) merge by name, `$patch: delete` removing one; other lists are replaced.
+ */
 function merge(target: Obj, patch: Obj): Obj {
   const out: Obj = { ...target };
   for (const [key, value] of Object.entries(patch)) {
-    out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+    if (Array.isArray(value) && Array.isArray(out[key])) out[key] = mergeList(out[key], value);
+    else out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+  }
+  return out;
+}
+
+const named_ = (x: unknown): x is Obj => !!x && typeof x === 'object' && typeof (x as Obj).name === 'string';
+
+function mergeList(target: unknown[], patch: unknown[]): unknown[] {
+  if (!patch.every(named_) || !target.every(named_)) return patch;
+  const out = [...target] as Obj[];
+  for (const item of patch as Obj[]) {
+    const i = out.findIndex((t) => t.name === item.name);
+    if (item.$patch === 'delete') {
+      if (i >= 0) out.splice(i, 1);
+    } else if (i >= 0) out[i] = merge(out[i]!, item);
+    else out.push(item);
   }
   return out;
 }
@@ -278,15 +309,15 @@ describe('deploy manifests (deploy/k8s)', () => {
 
   describe('services', () => {
     for (const name of SERVICES) {
-      it(`${name}: a Deployment runs services/${name}/main.ts with tock-config`, () => {
+      it(`${name}: a Deployment runs the compiled services/${name}/main.ts (dist/) with tock-config`, () => {
         const deployment = named(base, 'Deployment', name);
         expect(deployment, `Deployment ${name}`).to.be.an('object');
         const containers = containersOf(deployment!);
         expect(containers).to.have.length(1);
         const command: string[] = [...(containers[0]!.command ?? []), ...(containers[0]!.args ?? [])];
-        // The same node flags as `npm start`: a young generation big enough for bursts of runs.
-        expect(command.slice(0, 4), `${name} runs node --import tsx`).to.deep.equal(['node', '--max-semi-space-size=64', '--import', 'tsx']);
-        expect(command, `${name} command`).to.include(`services/${name}/main.ts`);
+        // The same node flags as `npm start`: a young generation big enough for bursts of runs. The
+        // image holds compiled JavaScript only (no TypeScript loader): plain node on dist/.
+        expect(command, `${name} command`).to.deep.equal(['node', '--max-semi-space-size=64', `dist/services/${name}/main.js`]);
         expect(containers[0]!.workingDir, `${name} workingDir`).to.equal('/app');
         expect(deployment!.spec.selector?.matchLabels, `${name} has a selector`).to.be.an('object');
         expect(selects(deployment!.spec.selector.matchLabels, deployment!.spec.template.metadata?.labels), `${name}: selector matches its pod labels`).to.equal(true);
@@ -474,14 +505,25 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('the gateway probes /readyz for readiness and /healthz for liveness; gRPC services use TCP', () => {
-      const gateway = containersOf(named(base, 'Deployment', 'gateway')!)[0]!;
-      expect(gateway.readinessProbe.httpGet.path).to.equal('/readyz');
-      expect(gateway.livenessProbe.httpGet.path).to.equal('/healthz');
-      for (const { service } of GRPC) {
+    it('the gateway and the executor probe /readyz for readiness and /healthz for liveness', () => {
+      for (const name of ['gateway', 'executor']) {
+        const c = containersOf(named(base, 'Deployment', name)!)[0]!;
+        expect(c.readinessProbe?.httpGet?.path, `${name} readiness`).to.equal('/readyz');
+        expect(c.livenessProbe?.httpGet?.path, `${name} liveness`).to.equal('/healthz');
+      }
+      const executor = containersOf(named(base, 'Deployment', 'executor')!)[0]!;
+      expect(containerPort(executor, executor.readinessProbe.httpGet.port), 'the executor ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
+    });
+
+    it('gRPC services use grpc.health.v1 probes on their gRPC port: readiness for the whole server, liveness never for readiness', () => {
+      for (const { service, portVar } of GRPC) {
         const c = containersOf(named(base, 'Deployment', service)!)[0]!;
-        expect(c.readinessProbe.tcpSocket, `${service} readiness`).to.be.an('object');
-        expect(c.livenessProbe.tcpSocket, `${service} liveness`).to.be.an('object');
+        const grpcPort = (loadConfig({}) as Record<string, unknown>)[portVar];
+        expect(c.readinessProbe?.grpc?.port, `${service} readiness`).to.equal(grpcPort);
+        expect(c.readinessProbe.grpc.service ?? '', `${service} readiness asks for the whole server`).to.equal('');
+        // An outage makes a pod unready; restarting it would not bring the store or bus back.
+        expect(c.livenessProbe?.grpc, `${service} liveness`).to.deep.equal({ port: grpcPort, service: LIVENESS });
+        expect(c.startupProbe?.grpc, `${service} startup`).to.deep.equal({ port: grpcPort, service: LIVENESS });
       }
     });
 
@@ -572,8 +614,9 @@ describe('deploy manifests (deploy/k8s)', () => {
       it(`${where}: the policies allow exactly the flows the architecture draws, on both ends`, () => {
         const docs = docsOf();
         const { ingress, egress } = flowsOf(docs);
-        expect([...ingress].sort()).to.deep.equal([...EXPECTED_INGRESS].sort());
-        expect([...egress].sort()).to.deep.equal([...EXPECTED_EGRESS].sort());
+        const expected = expectedFlows(where);
+        expect([...ingress].sort()).to.deep.equal([...expected.ingress].sort());
+        expect([...egress].sort()).to.deep.equal([...expected.egress].sort());
         // Pod to pod, a connection needs the sender's egress and the receiver's ingress.
         const pods = new Set(workloads(docs).map((w) => w.metadata.name));
         for (const flow of egress) if (pods.has(flow.split('->')[1]!.split(':')[0]!)) expect(ingress.has(flow), `${flow}: allowed out but not in`).to.equal(true);

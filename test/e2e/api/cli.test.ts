@@ -51,6 +51,13 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     }
   });
 
+  it('lists accounts as JSON with --json (`accounts`, the plural, is the same command)', async () => {
+    const listed = await cli('accounts', 'list', '--json');
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout)).to.deep.include({ id: Number(id), name: 'cli made', timezone: 'Europe/Oslo', jobLimit: 10, disabled: false });
+    expect(listed.stdout).not.to.contain(token);
+  });
+
   it('lists accounts, without tokens', async () => {
     const listed = await cli('account', 'list');
     expect(listed.code, listed.stderr).to.equal(0);
@@ -97,13 +104,14 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     ]);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.contain('account 99999 not found');
-    expect(noId.code).to.equal(1);
+    // A missing id or a bad --limit is a mistake in the command line (2); the jobs service's refusals are 1.
+    expect(noId.code).to.equal(2);
     expect(noId.stderr).to.contain('account id is required');
     expect(badZone.code).to.equal(1);
     expect(badZone.stderr).to.contain('timezone');
     expect(badToken.code).to.equal(1);
     expect(badToken.stderr).to.contain('token');
-    expect(badLimit.code).to.equal(1);
+    expect(badLimit.code).to.equal(2);
     expect(badLimit.stderr).to.contain('--limit');
     expect(usage.code).to.equal(2);
     expect(usage.stderr).to.contain('usage:');

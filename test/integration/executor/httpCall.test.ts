@@ -60,7 +60,7 @@ const echo = (_req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) 
 const spec = (url: string, over: Partial<RequestSpec> = {}): RequestSpec => ({ method: 'GET', url, headers: {}, body: null, timeoutMs: 5000, ...over });
 
 function job(over: Partial<RunJob>): RunJob {
-  return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, instances: 0, keyword: '', pattern: '', ...over };
+  return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, instances: 0, keyword: '', pattern: '', retries: 0, retryBackoff: 10, ...over };
 }
 
 /** A free port nobody listens on (for a moment): connecting to it is refused. */

@@ -71,6 +71,8 @@ describe('planner (integration: SQLite store, in-process bus, fake clock)', func
       instances: 2,
       keyword: 'ok',
       pattern: 'error',
+      retries: 0,
+      retryBackoff: 10,
     });
     await w.advance(10 * MINUTE);
     expect(ids(w.take())).to.deep.equal([`1:${T0 + 10 * MINUTE}`, `1:${T0 + 15 * MINUTE}`]);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/events.proto.
  */
 export const file_tock_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSL4AQoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJItMBCgZEdWVSdW4SDgoGcnVuX2lkGAEgASgJEiIKBnRhcmdldBgCIAEoCzISLnRvY2sudjEuUnVuVGFyZ2V0EhQKDHNjaGVkdWxlZF9hdBgDIAEoAxIVCg1vY2N1cnJlbmNlX2F0GAQgASgDEhQKB3BheWxvYWQYBSABKAlIAIgBARIOCgZtaXNzZWQYBiABKAUSEgoKbGF0ZV9ieV9tcxgHIAEoAxIOCgZtYW51YWwYCCABKAgSEgoKcGxhbm5lZF9hdBgJIAEoA0IKCghfcGF5bG9hZCLvAgoJRXhlY3V0aW9uEg4KBnJ1bl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAMSEgoKYWNjb3VudF9pZBgDIAEoAxIqCgdvdXRjb21lGAQgASgOMhkudG9jay52MS5FeGVjdXRpb25PdXRjb21lEgwKBHRpbWUYBSABKAMSFQoNc3RhcnRfdGltZV9tcxgGIAEoAxISCgpkb3dubG9hZGVkGAcgASgDEhMKC2h0dHBfc3RhdHVzGAggASgFEg0KBWVycm9yGAkgASgJEg4KBm91dHB1dBgKIAEoCRIUCgdwYXlsb2FkGAsgASgJSACIAQESCgoCaXAYDCABKAkSDgoGc2VydmVyGA0gASgJEhYKDmV4ZWN1dGlvbl90aW1lGA4gASgBEhIKCmxhdGVfYnlfbXMYDyABKAMSCwoDdXJsGBAgASgJEg4KBm1hbnVhbBgRIAEoCBIOCgZtaXNzZWQYEiABKAVCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
+  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSKgAgoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJEg8KB3JldHJpZXMYHiABKAUSFQoNcmV0cnlfYmFja29mZhgfIAEoBSL4AQoGRHVlUnVuEg4KBnJ1bl9pZBgBIAEoCRIiCgZ0YXJnZXQYAiABKAsyEi50b2NrLnYxLlJ1blRhcmdldBIUCgxzY2hlZHVsZWRfYXQYAyABKAMSFQoNb2NjdXJyZW5jZV9hdBgEIAEoAxIUCgdwYXlsb2FkGAUgASgJSACIAQESDgoGbWlzc2VkGAYgASgFEhIKCmxhdGVfYnlfbXMYByABKAMSDgoGbWFudWFsGAggASgIEhIKCnBsYW5uZWRfYXQYCSABKAMSDwoHYXR0ZW1wdBgKIAEoBRISCgpub3RfYmVmb3JlGAsgASgDQgoKCF9wYXlsb2FkIpQDCglFeGVjdXRpb24SDgoGcnVuX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoAxISCgphY2NvdW50X2lkGAMgASgDEioKB291dGNvbWUYBCABKA4yGS50b2NrLnYxLkV4ZWN1dGlvbk91dGNvbWUSDAoEdGltZRgFIAEoAxIVCg1zdGFydF90aW1lX21zGAYgASgDEhIKCmRvd25sb2FkZWQYByABKAMSEwoLaHR0cF9zdGF0dXMYCCABKAUSDQoFZXJyb3IYCSABKAkSDgoGb3V0cHV0GAogASgJEhQKB3BheWxvYWQYCyABKAlIAIgBARIKCgJpcBgMIAEoCRIOCgZzZXJ2ZXIYDSABKAkSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAESEgoKbGF0ZV9ieV9tcxgPIAEoAxILCgN1cmwYECABKAkSDgoGbWFudWFsGBEgASgIEg4KBm1pc3NlZBgSIAEoBRIPCgdhdHRlbXB0GBMgASgFEhIKCndpbGxfcmV0cnkYFCABKAhCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
 
 /**
  * What an executor needs to call a job's URL: a snapshot taken by the planner when it emits the run.
@@ -82,6 +82,16 @@ export type RunTarget = Message<"tock.v1.RunTarget"> & {
    * @generated from field: string pattern = 13;
    */
   pattern: string;
+
+  /**
+   * @generated from field: int32 retries = 30;
+   */
+  retries: number;
+
+  /**
+   * @generated from field: int32 retry_backoff = 31;
+   */
+  retryBackoff: number;
 };
 
 /**
@@ -152,6 +162,21 @@ export type DueRun = Message<"tock.v1.DueRun"> & {
    * @generated from field: int64 planned_at = 9;
    */
   plannedAt: bigint;
+
+  /**
+   * 1 for the occurrence's first call (0 reads as 1), n for its n-th attempt.
+   *
+   * @generated from field: int32 attempt = 10;
+   */
+  attempt: number;
+
+  /**
+   * A retry: not before this instant (ms). scheduled_at stays the occurrence's, so the request
+   * (its time keywords and headers) is the same on every attempt.
+   *
+   * @generated from field: int64 not_before = 11;
+   */
+  notBefore: bigint;
 };
 
 /**
@@ -267,6 +292,20 @@ export type Execution = Message<"tock.v1.Execution"> & {
    * @generated from field: int32 missed = 18;
    */
   missed: number;
+
+  /**
+   * Which attempt of the occurrence this was (1 the first); run_id is <runId>#<attempt> past 1.
+   *
+   * @generated from field: int32 attempt = 19;
+   */
+  attempt: number;
+
+  /**
+   * Another attempt is scheduled: this is not the occurrence's final outcome.
+   *
+   * @generated from field: bool will_retry = 20;
+   */
+  willRetry: boolean;
 };
 
 /**
