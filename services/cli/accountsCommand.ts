@@ -7,6 +7,7 @@ export const ACCOUNTS_USAGE = `usage:
       --limit: jobs the account may have (0: none; default: the server's TOCK_ACCOUNT_JOB_LIMIT)
   tock accounts list [--json]
   tock accounts rotate <id> [--json]
+  tock accounts secret-rotate <id> [--json]
   tock accounts disable <id>         its token is refused and its jobs stop
   tock accounts enable <id>          both again; its jobs run from their next occurrence
   tock accounts jobs <id> [--json]   the account's cron jobs (URL credentials and headers masked)
@@ -14,7 +15,8 @@ export const ACCOUNTS_USAGE = `usage:
 An operator's commands. They go to the admin service at ADMIN_ADDR when it is set (with
 TOCK_ADMIN_TOKEN and, for mutual TLS, TOCK_GRPC_TLS_*), otherwise straight to the event store of
 DATA_DIR (or EVENTSTORE_URL), next to a running Tock.
-Tokens are printed once: only their hash is stored.`;
+Tokens are printed once: only their hash is stored. A signing secret (X-Tock-Signature of job
+requests) is printed when the account is created and by secret-rotate, nowhere else.`;
 
 const STATUS_NAMES: Record<number, string> = { 0: 'active', 1: 'disabled', 4: 'auto-disabled', 5: 'paused', 6: 'done' };
 
@@ -34,10 +36,11 @@ export async function accountsCommand(args: string[], io: Io): Promise<number> {
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit must be a whole number (0: no limit), got '${values.limit}'`, ACCOUNTS_USAGE);
       run = async (jobs) => {
-        const { account, token } = await jobs.createAccount({ name: (values.name as string) ?? '', timezone: (values.timezone as string) ?? 'UTC', token: values.token as string | undefined, jobLimit: limit });
-        if (asJson) return json(io.out, { id: Number(account!.id), name: account!.name, timezone: account!.timezone, jobLimit: account!.jobLimit, token });
+        const { account, token, signingSecret } = await jobs.createAccount({ name: (values.name as string) ?? '', timezone: (values.timezone as string) ?? 'UTC', token: values.token as string | undefined, jobLimit: limit });
+        if (asJson) return json(io.out, { id: Number(account!.id), name: account!.name, timezone: account!.timezone, jobLimit: account!.jobLimit, token, signingSecret });
         io.out(`account ${account!.id} (${account!.name}) created`);
         io.out(`token: ${token}`);
+        io.out(`signing secret: ${signingSecret}`);
       };
       break;
     }
@@ -55,6 +58,17 @@ export async function accountsCommand(args: string[], io: Io): Promise<number> {
         const { account, token } = await jobs.rotateToken({ id });
         if (asJson) return json(io.out, { id: Number(account!.id), token });
         io.out(`account ${account!.id}: new token: ${token} (the old one no longer works)`);
+      };
+      break;
+    }
+    case 'secret-rotate': {
+      const id = BigInt(idOf(parsed, 'an account', ACCOUNTS_USAGE));
+      run = async (jobs) => {
+        const { account, signingSecret, previousValidUntil } = await jobs.rotateSigningSecret({ id });
+        const until = previousValidUntil > 0n ? new Date(Number(previousValidUntil)).toISOString() : null;
+        if (asJson) return json(io.out, { id: Number(account!.id), signingSecret, previousValidUntil: until });
+        io.out(`account ${account!.id}: new signing secret: ${signingSecret}`);
+        if (until) io.out(`the previous one also signs until ${until}`);
       };
       break;
     }

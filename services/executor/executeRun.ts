@@ -5,6 +5,7 @@ import { maskUrl, openSecrets, type Sealer } from '../../shared/job/secretSettin
 import { buildRequest, type RunJob } from './buildRequest.ts';
 import type { HttpResult } from './httpCall.ts';
 import { judge } from './judge.ts';
+import type { SigningKey } from '../../shared/signing.ts';
 
 /** The job's request settings as the due run carries them (a snapshot taken when it was planned). */
 export function runJobOf(run: DueRun): RunJob {
@@ -22,8 +23,11 @@ export function runJobOf(run: DueRun): RunJob {
 export function requestFor(run: DueRun, userAgent: string, secrets?: Sealer) {
   const job = runJobOf(run);
   const clear = secrets ? openSecrets(job, secrets) : job;
-  return buildRequest(clear, { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt }, { userAgent });
+  return buildRequest(clear, { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt, signing: signingOf(run) }, { userAgent });
 }
+
+const signingOf = (run: DueRun): SigningKey[] | undefined =>
+  run.target!.signingSecrets.length ? run.target!.signingSecrets.map((k) => ({ secret: k.secret, validUntil: Number(k.validUntil) })) : undefined;
 
 type Execution = MessageInitShape<typeof ExecutionSchema>;
 

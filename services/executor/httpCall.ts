@@ -7,6 +7,7 @@ import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './outputCapture.ts';
 import { redirectTarget } from './redirect.ts';
 import { createWarmConnections } from './warmConnections.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../../shared/signing.ts';
 
 const CONNECTIONS_PER_ORIGIN = 1024;
 
@@ -153,8 +154,11 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       try {
         const path = `${url.pathname}${url.search}`;
         const slack = remaining + 1000; // our timer decides; undici's only bounds the socket
+        // Signed now, over exactly what goes out: the URL without credentials or fragment.
+        const signature = spec.signing?.length ? signatureHeader(spec.signing, { method: spec.method, url: `${url.origin}${path}`, body: spec.body }, Date.now()) : null;
+        const headers = signature ? { ...spec.headers, [SIGNATURE_HEADER]: signature } : spec.headers;
         agent.dispatch(
-          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers: spec.headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
+          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
           handler,
         );
       } catch (e) {

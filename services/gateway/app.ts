@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
-import { FUNCTIONS, type Clients } from './functions.ts';
+import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
 import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -105,7 +105,7 @@ export function createGateway(options: GatewayOptions): Koa {
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
       account ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
       accountId = String(account.id);
-      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
+      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
       code = appError.code;
@@ -160,6 +160,7 @@ function forClient(error: unknown, requestId: string, where: string, log: Logger
   if (error instanceof RateLimitError) return error;
   if (isAppError(error) && error.httpStatus < 500) return error;
   log.error('request failed', { requestId, where, error });
+  if (error instanceof ExplainedError) return new ExplainedError(error.kind, `${error.message} (request id ${requestId})`);
   const kind = isAppError(error) ? error.kind : 'INTERNAL';
   // A busy or unreachable store or service (another process holds the lock too long, a peer is
   // restarting) is worth a retry, as 503 and Retry-After say.

@@ -8,6 +8,7 @@ import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
+import { AccountSecrets } from './accountSecrets.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
@@ -54,8 +55,11 @@ export class Planner {
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
   private supervisor: Supervisor | null = null;
-  /** Account events: a disabled account's jobs are not planned (see accountStatus.ts). */
-  private statusSubscription: Subscription | null = null;
+  private accountSupervisor: Supervisor | null = null;
+  /** Position of the last account event applied (a restarted subscription resumes after it). */
+  private accountPosition = -1n;
+  /** Signing secrets per account, from the account events: every due run carries its account's. */
+  readonly secrets = new AccountSecrets();
   private live = false;
   private wake: { at: number; cancel: () => void } | null = null;
   private drainQueued = false;
@@ -91,13 +95,15 @@ export class Planner {
     this.watermark = watermark;
     this.projection = new ScheduleProjection(watermark);
     const started = Date.now();
-    // Account status first, so a disabled account's jobs are parked as they are rebuilt.
-    this.statusSubscription = store.subscribe(
-      { category: 'account' },
-      (event) => this.onAccountStatus(event),
-      (error) => log.error('planner subscription to account status stopped', { error }),
-    );
-    await this.statusSubscription.caughtUp;
+    // Accounts first, so the runs published while catching up are signed already.
+    this.accountSupervisor = supervise({
+      name: 'planner accounts',
+      log,
+      readiness: this.options.readiness,
+      start: () =>
+        subscriptionRun(store, { category: 'account', fromPosition: this.accountPosition >= 0n ? this.accountPosition : undefined }, (event) => this.onAccountEvent(event)),
+    });
+    await this.accountSupervisor.started;
     // Supervised: a failed subscription resumes after the last event applied, with backoff.
     this.supervisor = supervise({
       name: 'planner schedule',
@@ -140,7 +146,7 @@ export class Planner {
     this.watermarkTimer?.();
     this.watermarkTimer = null;
     await this.supervisor?.stop();
-    await this.statusSubscription?.close();
+    await this.accountSupervisor?.stop();
     if (options.flush ?? true) {
       await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
       await this.writing;
@@ -193,6 +199,13 @@ export class Planner {
     if (!Number.isSafeInteger(id)) return;
     const change = this.projection.apply(id, { type: event.type, data: event.data } as JobEvent, event.position);
     if (this.live) this.replan(change);
+  }
+
+  private onAccountEvent(event: RecordedEvent): void | Promise<void> {
+    this.accountPosition = event.position;
+    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data });
+    return this.onAccountStatus(event);
   }
 
   private onAccountStatus(event: RecordedEvent): void | Promise<void> {
@@ -301,7 +314,7 @@ export class Planner {
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
     const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt) });
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {

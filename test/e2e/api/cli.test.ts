@@ -34,6 +34,7 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     expect(created.code, created.stderr).to.equal(0);
     [, id] = /account (\d+) \(cli made\) created/.exec(created.stdout)!;
     [, token] = /token: ([A-Za-z0-9]{32})/.exec(created.stdout)!;
+    expect(created.stdout).to.match(/^signing secret: whsec_[A-Za-z0-9_-]{43}$/m);
     expect(await ok(apiClient(target.baseUrl, token).call('account_get'))).to.deep.equal({
       id: Number(id),
       name: 'cli made',
@@ -79,6 +80,17 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     const renewed = apiClient(target.baseUrl, fresh);
     expect((await ok(renewed.call('cron_get', { id: job.id }))).id).to.equal(job.id);
     token = fresh;
+  });
+
+  it('secret-rotate prints a new signing secret once, and when the previous one stops signing', async () => {
+    const rotated = await cli('account', 'secret-rotate', id);
+    expect(rotated.code, rotated.stderr).to.equal(0);
+    expect(rotated.stdout).to.match(new RegExp(`^account ${id}: new signing secret: whsec_[A-Za-z0-9_-]{43}\n`));
+    // The account was created with a secret (printed by create), which now has 24 hours left.
+    const [, until] = /the previous one also signs until (\S+)/.exec(rotated.stdout)!;
+    expect(Date.parse(until) - Date.now()).to.be.within(24 * 3600_000 - 120_000, 24 * 3600_000);
+    const listed = await cli('account', 'list');
+    expect(listed.stdout).not.to.contain('whsec_');
   });
 
   it('disables an account: its token fails on the very next request, other accounts go on', async () => {
