@@ -23,11 +23,14 @@ export function runJobOf(run: DueRun): RunJob {
 export function requestFor(run: DueRun, userAgent: string, secrets?: Sealer) {
   const job = runJobOf(run);
   const clear = secrets ? openSecrets(job, secrets) : job;
-  return buildRequest(clear, { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt, signing: signingOf(run) }, { userAgent });
+  return buildRequest(clear, { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt, signing: signingOf(run, secrets) }, { userAgent });
 }
 
-const signingOf = (run: DueRun): SigningKey[] | undefined =>
-  run.target!.signingSecrets.length ? run.target!.signingSecrets.map((k) => ({ secret: k.secret, validUntil: Number(k.validUntil) })) : undefined;
+/** The account's signing keys; sealed like the job's secrets (opened here, for this request). */
+const signingOf = (run: DueRun, secrets?: Sealer): SigningKey[] | undefined =>
+  run.target!.signingSecrets.length
+    ? run.target!.signingSecrets.map((k) => ({ secret: secrets ? secrets.open(k.secret) : k.secret, validUntil: Number(k.validUntil) }))
+    : undefined;
 
 type Execution = MessageInitShape<typeof ExecutionSchema>;
 

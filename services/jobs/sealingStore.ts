@@ -5,6 +5,11 @@ import { openSecrets, sealSecrets, type Sealer } from '../../shared/job/secretSe
 const FIELD: Record<string, 'settings' | 'changes'> = { JobCreated: 'settings', JobEdited: 'changes' };
 
 const isJobStream = (stream: string) => stream.startsWith('cronjob-');
+const isAccountStream = (stream: string) => stream.startsWith('account-');
+
+/** Account events keep a signing secret in the one field `signingSecret`: sealed the same way. */
+const mapSigning = <E extends { data: any }>(event: E, fn: (v: string) => string): E =>
+  typeof event.data?.signingSecret === 'string' && event.data.signingSecret !== '' ? { ...event, data: { ...event.data, signingSecret: fn(event.data.signingSecret) } } : event;
 
 /**
  * The jobs service's view of the event store: job secrets are sealed on their way in and opened
@@ -19,9 +24,10 @@ export function sealingStore(store: EventStore, sealer: Sealer): EventStore {
     return { ...event, data: { ...event.data, [field]: fn(event.data[field]) } };
   };
   const opened = (event: RecordedEvent): RecordedEvent => {
-    if (!isJobStream(event.stream)) return event;
+    const job = isJobStream(event.stream);
+    if (!job && !isAccountStream(event.stream)) return event;
     try {
-      return mapEvent(event, (s) => openSecrets(s, sealer));
+      return job ? mapEvent(event, (s) => openSecrets(s, sealer)) : mapSigning(event, (v) => sealer.open(v));
     } catch {
       // A key this service lacks: the value stays sealed (masked like any secret) rather than
       // stopping the whole read model; the executor reports the run's error.
@@ -30,7 +36,11 @@ export function sealingStore(store: EventStore, sealer: Sealer): EventStore {
   };
   return {
     appendToStream(stream, events, options) {
-      const sealed = isJobStream(stream) ? events.map((e: EventData) => mapEvent(e, (s) => sealSecrets(s, sealer))) : events;
+      const sealed = isJobStream(stream)
+        ? events.map((e: EventData) => mapEvent(e, (s) => sealSecrets(s, sealer)))
+        : isAccountStream(stream)
+          ? events.map((e: EventData) => mapSigning(e, (v) => sealer.seal(v)))
+          : events;
       return store.appendToStream(stream, sealed, options);
     },
     async readStream(stream, options) {

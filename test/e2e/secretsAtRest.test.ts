@@ -83,6 +83,12 @@ describe('job secrets at rest (embedded mode, real HTTP target, executor thread)
 
     expect(secretsIn(system.dataDir, DB_FILES), 'database files').to.deep.equal([]);
     const created = streamEvents(system.dataDir, `cronjob-${withField.id}`)[0]!;
+    // An account's signing secret is sealed the same way.
+    const { account, signingSecret } = await system.adminClient.createAccount({ name: 'signer', timezone: 'UTC', jobLimit: 0 });
+    expect(signingSecret).to.have.length.greaterThan(10);
+    const accountCreated = streamEvents(system.dataDir, `account-${account!.id}`)[0]!;
+    expect(accountCreated.data.signingSecret).to.match(/^enc:v1:/);
+    for (const file of DB_FILES.filter((f) => existsSync(join(system.dataDir, f)))) expect(readFileSync(join(system.dataDir, file)).toString('latin1'), file).to.not.include(signingSecret);
     expect(created.data.settings.password).to.match(/^enc:v1:/);
   });
 
