@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeKey } from './crypto/envelope.ts';
 
 /**
  * Configuration from the environment, validated at start. A bad value stops the process with one
@@ -82,6 +83,14 @@ const schema = z.object({
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || /^[A-Za-z0-9]{32}$/.test(v), { message: 'must be exactly 32 characters from A-Z, a-z, 0-9' }),
   TOCK_RATE_LIMIT: rateLimit,
+  // Job secrets at rest (passwords, URL credentials, header values): the AES-256 key, 32 bytes in
+  // base64 or hex, and/or a file of keys for rotation. Read by the jobs service and the executors.
+  TOCK_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v.trim() : undefined))
+    .refine((v) => v === undefined || decodeKey(v) !== undefined, { message: 'must be 32 bytes in base64 or hex (e.g. openssl rand -base64 32)' }),
+  TOCK_SECRET_KEY_FILE: z.string().trim().optional().transform((v) => (v ? v : undefined)),
   // Cron jobs per account for accounts created from now on (not the first one); 0: no limit.
   TOCK_ACCOUNT_JOB_LIMIT: z.coerce.number({ message: 'must be a whole number of cron jobs, 0 for no limit' }).int({ message: 'must be a whole number of cron jobs, 0 for no limit' }).min(0, { message: 'must be 0 (no limit) or more' }).max(2_147_483_647).default(DEFAULT_ACCOUNT_JOB_LIMIT),
   // Behind an ingress or load balancer, per-address limits need the client's address from

@@ -47,7 +47,7 @@ function openAdapter(config: StoreConfig): EventStore {
       throw new AppError('INVALID_PARAMETER', `event store (esdb): ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  mkdirSync(config.DATA_DIR, { recursive: true });
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   return openSqliteEventStore(join(config.DATA_DIR, 'events.db'));
 }
 

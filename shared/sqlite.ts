@@ -1,4 +1,18 @@
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+
+/**
+ * Makes `path` a private file before SQLite opens it: its directory created 0700, the file created
+ * (or tightened) 0600. SQLite gives its -wal and -shm files the mode of the database file, so they
+ * follow. Job data and execution records are no one else's to read on a shared machine.
+ */
+export function privateDbFile(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, 'a', 0o600));
+  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+}
 
 /** Runs `step` again while SQLite answers BUSY, for up to `timeoutMs`. Opening is synchronous, so the pauses block. */
 export function retryWhileBusy<T>(step: () => T, timeoutMs: number): T {

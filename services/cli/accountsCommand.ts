@@ -8,12 +8,17 @@ export const ACCOUNTS_USAGE = `usage:
   tock accounts list [--json]
   tock accounts rotate <id> [--json]
   tock accounts secret-rotate <id> [--json]
-  tock accounts disable <id>
+  tock accounts disable <id>         its token is refused and its jobs stop
+  tock accounts enable <id>          both again; its jobs run from their next occurrence
+  tock accounts jobs <id> [--json]   the account's cron jobs (URL credentials and headers masked)
+  tock accounts delete-jobs <id>     deletes every cron job of the account
 An operator's commands. They go to the admin service at ADMIN_ADDR when it is set (with
 TOCK_ADMIN_TOKEN and, for mutual TLS, TOCK_GRPC_TLS_*), otherwise straight to the event store of
 DATA_DIR (or EVENTSTORE_URL), next to a running Tock.
 Tokens are printed once: only their hash is stored. A signing secret (X-Tock-Signature of job
 requests) is printed when the account is created and by secret-rotate, nowhere else.`;
+
+const STATUS_NAMES: Record<number, string> = { 0: 'active', 1: 'disabled', 4: 'auto-disabled', 5: 'paused', 6: 'done' };
 
 const OPTIONS = { name: { type: 'string' }, timezone: { type: 'string' }, limit: { type: 'string' } } as const;
 
@@ -71,7 +76,38 @@ export async function accountsCommand(args: string[], io: Io): Promise<number> {
       const id = BigInt(idOf(parsed, 'an account', ACCOUNTS_USAGE));
       run = async (jobs) => {
         const account = await jobs.disableAccount({ id });
-        io.out(`account ${account.id} disabled`);
+        io.out(`account ${account.id} disabled: its token is refused and its jobs do not run`);
+      };
+      break;
+    }
+    case 'enable': {
+      const id = BigInt(idOf(parsed, 'an account', ACCOUNTS_USAGE));
+      run = async (jobs) => {
+        const account = await jobs.enableAccount({ id });
+        io.out(`account ${account.id} enabled: its token works and its jobs run from their next occurrence`);
+      };
+      break;
+    }
+    case 'jobs': {
+      const accountId = BigInt(idOf(parsed, 'an account', ACCOUNTS_USAGE));
+      run = async (jobs) => {
+        const list = [];
+        // The jobs service answers at most 1000 per page.
+        for (let page = 1; ; page++) {
+          const { jobs: batch } = await jobs.listAccountJobs({ accountId, page, limit: 1000, keyword: '' });
+          list.push(...batch);
+          if (batch.length < 1000) break;
+        }
+        if (asJson) return json(io.out, list.map((j) => ({ id: Number(j.id), name: j.name, status: j.status, expression: j.expression, url: j.url })));
+        table(io.out, ['id', 'name', 'status', 'expression', 'url'], list.map((j) => [j.id, j.name, STATUS_NAMES[j.status] ?? String(j.status), j.expression, j.url]));
+      };
+      break;
+    }
+    case 'delete-jobs': {
+      const id = BigInt(idOf(parsed, 'an account', ACCOUNTS_USAGE));
+      run = async (jobs) => {
+        const { deleted } = await jobs.deleteAccountJobs({ id });
+        io.out(`account ${id}: ${deleted} cron job(s) deleted`);
       };
       break;
     }

@@ -4,7 +4,9 @@ import { AdminService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient, type ServiceClient } from '../../shared/grpc/bridge.ts';
 import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { eventStoreUrl, openStore } from '../../shared/openStore.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { startJobsServer } from '../jobs/server.ts';
 
 export type AdminJobs = ServiceClient<(typeof AdminService)['method']>;
@@ -25,6 +27,8 @@ export async function withAdminJobs(env: NodeJS.ProcessEnv, fn: (admin: AdminJob
       admin.close();
     }
   }
+  // The same key as the server's (embedded mode's own in DATA_DIR), so what it writes is sealed alike.
+  const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'jobs' }));
   const store = openStore(config);
   const credentials = loopbackCredentials();
   const server = await startJobsServer({
@@ -34,6 +38,7 @@ export async function withAdminJobs(env: NodeJS.ProcessEnv, fn: (admin: AdminJob
     address: '127.0.0.1:0',
     credentials: credentials.service,
     admin: { address: '127.0.0.1:0', credentials: credentials.admin },
+    secrets,
   });
   const admin = createClient(AdminService, server.adminAddress!, credentials.admin);
   try {

@@ -13,6 +13,8 @@ import { createLogger, type Logger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics, type MetricsSnapshot } from '../../shared/metrics.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
+import { exportKeys, secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyring } from '../../shared/crypto/loadKeyring.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
@@ -45,6 +47,9 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   const store = openStore(config);
+  // Job secrets are sealed at rest; with no key configured, embedded mode keeps its own in DATA_DIR.
+  const keyring = loadKeyring(config, { generateIn: config.DATA_DIR });
+  const secrets = secretBox(keyring);
   const bus = measuredBus(createInProcessBus({ clock }));
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   collectProcessMetrics();
@@ -65,6 +70,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     credentials: credentials.service,
     admin: { address: loopback, credentials: credentials.admin },
     accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT,
+    secrets,
   });
   const logsDb = logsStoreChoice(config);
   const logs = await startLogsService({
@@ -102,8 +108,8 @@ export async function startEmbedded(options: EmbeddedOptions) {
   // A clock given by a test cannot cross into a thread: that executor stays with it.
   const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number; metrics?(): Promise<MetricsSnapshot | undefined> } =
     config.TOCK_EXECUTOR_THREAD === 'on' && !options.clock
-      ? await startExecutorThread(executorSettings)
-      : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
+      ? await startExecutorThread({ ...executorSettings, secretKeys: exportKeys(keyring) })
+      : await startExecutorService({ ...executorSettings, secrets, leases: createMemoryLeases(() => clock.now()), clock });
   const clients = {
     jobs: createClient(JobsService, jobs.address, credentials.service),
     planner: createClient(PlannerService, planner.address, credentials.service),

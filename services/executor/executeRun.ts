@@ -1,6 +1,7 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { DueRunSchema, ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
+import { maskUrl, openSecrets, type Sealer } from '../../shared/job/secretSettings.ts';
 import { buildRequest, type RunJob } from './buildRequest.ts';
 import type { HttpResult } from './httpCall.ts';
 import { judge } from './judge.ts';
@@ -14,16 +15,22 @@ export function runJobOf(run: DueRun): RunJob {
   return job;
 }
 
-/** The due run's request: pure, so the exact bytes sent are testable without a network. */
-export const requestFor = (run: DueRun, userAgent: string) =>
-  buildRequest(
-    runJobOf(run),
-    { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt, signing: signingOf(run) },
-    { userAgent },
-  );
+/**
+ * The due run's request: pure, so the exact bytes sent are testable without a network. The job's
+ * secrets travel sealed; they are opened here, for this request only (throws EnvelopeError when
+ * this executor lacks the key).
+ */
+export function requestFor(run: DueRun, userAgent: string, secrets?: Sealer) {
+  const job = runJobOf(run);
+  const clear = secrets ? openSecrets(job, secrets) : job;
+  return buildRequest(clear, { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt, signing: signingOf(run, secrets) }, { userAgent });
+}
 
-const signingOf = (run: DueRun): SigningKey[] | undefined =>
-  run.target!.signingSecrets.length ? run.target!.signingSecrets.map((k) => ({ secret: k.secret, validUntil: Number(k.validUntil) })) : undefined;
+/** The account's signing keys; sealed like the job's secrets (opened here, for this request). */
+const signingOf = (run: DueRun, secrets?: Sealer): SigningKey[] | undefined =>
+  run.target!.signingSecrets.length
+    ? run.target!.signingSecrets.map((k) => ({ secret: secrets ? secrets.open(k.secret) : k.secret, validUntil: Number(k.validUntil) }))
+    : undefined;
 
 type Execution = MessageInitShape<typeof ExecutionSchema>;
 
@@ -61,7 +68,8 @@ function execution(run: DueRun, server: string, outcome: ExecutionOutcome, start
     time: BigInt(Math.floor(scheduledAt / 1000)),
     payload: run.payload,
     server,
-    url: t.url,
+    // Execution records are kept and shown: never a credential in them.
+    url: maskUrl(t.url),
     manual: run.manual,
     missed: run.missed,
     outcome,
@@ -82,6 +90,9 @@ export function executionOf(run: DueRun, result: HttpResult, server: string): Ex
   const outcome = verdict.ok ? ExecutionOutcome.SUCCEEDED : ExecutionOutcome.FAILED;
   return execution(run, server, outcome, result.startTime, verdict.error, result);
 }
+
+/** Pure: the execution event of a run that could not be made (its secrets do not open here). */
+export const failedExecution = (run: DueRun, server: string, now: number, error: string): Execution => execution(run, server, ExecutionOutcome.FAILED, now, error);
 
 /** Pure: the execution event of a skipped run (by default: `instances` runs of the job were in flight). */
 export function skippedExecution(run: DueRun, server: string, now: number, why?: string): Execution {

@@ -6,7 +6,9 @@ import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
 import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
-import { attemptId, attemptOf, executionOf, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
+import { attemptId, attemptOf, executionOf, failedExecution, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
+import { EnvelopeError } from '../../shared/crypto/envelope.ts';
+import type { Sealer } from '../../shared/job/secretSettings.ts';
 import { createFairGate } from './fairGate.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
 import { recordRun, recordSkip } from './recordRun.ts';
@@ -23,6 +25,8 @@ export interface ExecutorOptions {
   userAgent: string;
   /** Calls in flight per account on this executor (0: no limit); see fairGate.ts. */
   accountConcurrency: number;
+  /** Opens the job secrets a due run carries sealed. */
+  secrets?: Sealer;
 }
 
 /** How many runs of one account may wait for a call slot, per slot: more are skipped, not held. */
@@ -36,7 +40,7 @@ const WAITING_UNLIMITED = 50_000;
  * redelivered run's event is stored once), and only then acks the due run.
  */
 export async function startExecutor(options: ExecutorOptions): Promise<Consumer> {
-  const { bus, leases, caller, clock, log, serverName, userAgent, accountConcurrency } = options;
+  const { bus, leases, caller, clock, log, serverName, userAgent, accountConcurrency, secrets } = options;
   const gate = createFairGate({ perAccount: accountConcurrency, maxWaiting: accountConcurrency > 0 ? accountConcurrency * WAITING_PER_SLOT : WAITING_UNLIMITED });
   // One timer for every held run (not one each): thousands are held at the top of a minute.
   const held = new Map<BusMessage, number>();
@@ -144,7 +148,17 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     try {
       // Built while the run waits for its instant (it depends on the scheduled time only), so the
       // top of a second spends its time on sending.
-      const spec = requestFor(run, userAgent);
+      let spec: ReturnType<typeof requestFor>;
+      try {
+        spec = requestFor(run, userAgent, secrets);
+      } catch (error) {
+        if (!(error instanceof EnvelopeError)) throw error;
+        // A key this executor lacks (or an altered value): the run fails, visibly, instead of calling without credentials.
+        log.warn('job secrets do not open', { jobId: String(run.target.jobId), error: error.message });
+        await publish(run, failedExecution(run, serverName, clock.now(), `job secrets: ${error.message}`));
+        await msg.ack();
+        return;
+      }
       const due = fireAt(run);
       if (due > clock.now()) {
         // Its connection is opened while it waits, so the instant is spent sending.

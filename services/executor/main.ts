@@ -9,6 +9,8 @@ import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { startExecutorService } from './server.ts';
 
 const config = loadConfigOrExit();
@@ -17,6 +19,8 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: an executor on its own needs NATS (npm start runs everything embedded instead)\n');
   process.exit(1);
 }
+// Refuses to start without a key: due runs carry job secrets sealed, and only executors open them.
+const secrets = secretBox(loadKeyringOrExit(config, { service: 'executor' }));
 const auth = natsAuthOrExit(config, 'executor');
 const readiness = createReadiness(log);
 collectProcessMetrics();
@@ -34,6 +38,7 @@ const executor = await startExecutorService({
   serverName: config.TOCK_SERVER_NAME,
   publicUrl: config.TOCK_PUBLIC_URL,
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
+  secrets,
 });
 readiness.set('executor', true);
 onShutdown(log, async () => {

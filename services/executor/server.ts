@@ -7,6 +7,7 @@ import { ensureTopology } from '../../shared/topology.ts';
 import { startExecutor } from './executor.ts';
 import { createHttpCaller } from './httpCall.ts';
 import { DEFAULT_ACCOUNT_CONCURRENCY } from '../../shared/config.ts';
+import type { Sealer } from '../../shared/job/secretSettings.ts';
 
 /** An executor replica: one shared HTTP client (keep-alive, egress guard) consuming due runs. */
 export async function startExecutorService(options: {
@@ -19,6 +20,8 @@ export async function startExecutorService(options: {
   publicUrl?: string;
   /** Calls in flight per account (TOCK_ACCOUNT_CONCURRENCY; 0: no limit). */
   accountConcurrency?: number;
+  /** Opens the job secrets due runs carry sealed (shared/crypto/envelope). */
+  secrets?: Sealer;
 }) {
   await ensureTopology(options.bus);
   const caller = createHttpCaller({ allowNetworks: options.allowNetworks });

@@ -2,6 +2,7 @@
 // executor service as a replica of its own, on a bus served by the main thread over a port.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { createPortBus } from '../../shared/bus/portBus.ts';
+import { createKeyring, secretBox } from '../../shared/crypto/envelope.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -16,6 +17,8 @@ export interface ExecutorThreadData {
   serverName?: string;
   publicUrl?: string;
   accountConcurrency?: number;
+  /** The keyring's keys (base64), oldest first: a Map of Buffers does not cross a thread as one. */
+  secretKeys?: Array<{ id: string; key: string }>;
 }
 
 export type ThreadLog = { t: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> };
@@ -52,6 +55,7 @@ const executor = await startExecutorService({
   serverName: data.serverName,
   publicUrl: data.publicUrl,
   accountConcurrency: data.accountConcurrency,
+  secrets: data.secretKeys ? secretBox(createKeyring(data.secretKeys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') })))) : undefined,
 });
 control.on('message', async (message: { t: string; id?: number }) => {
   if (message.t === 'metrics') {

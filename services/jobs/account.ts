@@ -10,7 +10,8 @@ export type AccountEvent =
   | { type: 'TokenRotated'; data: { tokenHash: string; at: number } }
   | { type: 'AccountDisabled'; data: { at: number } }
   /** The only events that carry a signing secret, always in the one field `signingSecret`. */
-  | { type: 'SigningSecretRotated'; data: { signingSecret: string; at: number } };
+  | { type: 'SigningSecretRotated'; data: { signingSecret: string; at: number } }
+  | { type: 'AccountEnabled'; data: { at: number } };
 
 export interface Account {
   id: number;
@@ -29,7 +30,8 @@ export type AccountCommand =
   | { type: 'EditAccount'; id: number; timezone: string }
   | { type: 'RotateToken'; id: number; tokenHash: string }
   | { type: 'DisableAccount'; id: number }
-  | { type: 'RotateSigningSecret'; id: number; signingSecret: string };
+  | { type: 'RotateSigningSecret'; id: number; signingSecret: string }
+  | { type: 'EnableAccount'; id: number };
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -59,6 +61,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
         return state && { ...state, disabled: true };
       case 'SigningSecretRotated':
         return state && { ...state, signing: evolveSigning(state.signing, event) };
+      case 'AccountEnabled':
+        return state && { ...state, disabled: false };
       default:
         return state;
     }
@@ -82,6 +86,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
       case 'RotateSigningSecret':
         if (state.disabled) throw new AppError('INVALID_STATE', `account ${command.id} is disabled`);
         return [{ type: 'SigningSecretRotated', data: { signingSecret: command.signingSecret, at: now } }];
+      case 'EnableAccount':
+        return state.disabled ? [{ type: 'AccountEnabled', data: { at: now } }] : [];
     }
   },
 };

@@ -78,7 +78,10 @@ export function createAccountService(store: EventStore, view: JobsView, commands
       return { account: rotated, token: secret };
     },
 
+    /** Its token is refused and its jobs stop (the planner plans nothing for a disabled account). */
     disableAccount: (id: number) => command({ type: 'DisableAccount', id }),
+    /** Its token works again and its jobs run from their next occurrence; the disabled time is not caught up. */
+    enableAccount: (id: number) => command({ type: 'EnableAccount', id }),
 
     /**
      * A new signing secret, returned here only; the previous one keeps signing for the grace

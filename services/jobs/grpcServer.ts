@@ -14,6 +14,7 @@ import {
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { settingsFromProto, settingsToProtoJob } from '../../shared/grpc/jobSettingsProto.ts';
 import { effectiveStatus } from '../../shared/job/index.ts';
+import { maskSecrets } from '../../shared/job/secretSettings.ts';
 import type { Account } from './account.ts';
 import type { Group } from './group.ts';
 import type { JobEntry } from './jobsView.ts';
@@ -26,7 +27,8 @@ export function toProtoJob(entry: JobEntry, now: number): MessageInitShape<typeo
   return {
     id: BigInt(job.id),
     accountId: BigInt(job.accountId),
-    ...settingsToProtoJob(job.settings),
+    // Answers never carry a secret: URL credentials and header values masked, the password as hasPassword.
+    ...settingsToProtoJob(maskSecrets(job.settings)),
     fail: job.fail,
     status: effectiveStatus(job, now),
     points: entry.points,
@@ -139,7 +141,7 @@ async function rotateSigningSecret(service: JobsService, id: bigint) {
 
 /** The operator's calls (AdminService): served on their own port, behind the admin credential. */
 /** `accountJobLimit`: the job limit of an account created without one. */
-export function adminGrpcImpl(service: JobsService, accountJobLimit = DEFAULT_ACCOUNT_JOB_LIMIT): ServiceImpl<(typeof AdminServiceDesc)['method']> {
+export function adminGrpcImpl(service: JobsService, clock: Clock, accountJobLimit = DEFAULT_ACCOUNT_JOB_LIMIT): ServiceImpl<(typeof AdminServiceDesc)['method']> {
   return {
     createAccount: async (r) => {
       const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit ?? accountJobLimit);
@@ -152,5 +154,9 @@ export function adminGrpcImpl(service: JobsService, accountJobLimit = DEFAULT_AC
     },
     disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
     rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
+    enableAccount: async (r) => toProtoAccount(await service.enableAccount(Number(r.id))),
+    listAccountJobs: async (r) =>
+      ({ jobs: service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: null }).map((e) => toProtoJob(e, clock.now())) }),
+    deleteAccountJobs: async (r) => ({ deleted: await service.deleteAllJobs(Number(r.id)) }),
   };
 }

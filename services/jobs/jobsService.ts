@@ -3,6 +3,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
+import { maskSecrets, maskUrl } from '../../shared/job/secretSettings.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
@@ -222,6 +223,14 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       return entries.map(({ job }) => fresh(job.id, job.accountId));
     },
 
+    /** The operator's clean-up of an account: every job deleted, in batches; returns how many. */
+    async deleteAllJobs(accountId: number): Promise<number> {
+      account(accountId);
+      const ids = view.jobsOf(accountId, () => true).map((e) => e.job.id);
+      for (let i = 0; i < ids.length; i += MAX_BATCH) await this.applyAction(accountId, ids.slice(i, i + MAX_BATCH), 'delete', null);
+      return ids.length;
+    },
+
     getJob(accountId: number, id: number): JobEntry {
       account(accountId);
       const [entry] = liveJobs(accountId, [id]);
@@ -235,7 +244,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         if (query.groupId !== null && e.job.settings.group !== query.groupId) return false;
         if (!keyword) return true;
         const s = e.job.settings;
-        return String(e.job.id) === keyword || s.name.toLowerCase().includes(keyword) || s.url.toLowerCase().includes(keyword);
+        return String(e.job.id) === keyword || s.name.toLowerCase().includes(keyword) || maskUrl(s.url).toLowerCase().includes(keyword);
       });
       const limit = Math.min(Math.max(query.limit || MAX_PAGE, 1), MAX_PAGE);
       const page = Math.max(query.page || 1, 1);
@@ -261,7 +270,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         revision: e.revision,
         time: Math.floor(((e.data as { at?: number }).at ?? e.time) / 1000),
         type: e.type,
-        data: maskSecrets(e.data),
+        data: maskEventSecrets(e.data),
         by: typeof e.metadata.accountId === 'number' ? e.metadata.accountId : 0,
       }));
     },
@@ -302,12 +311,13 @@ function scheduleKind(settings: JobSettings, jobId: number) {
   }
 }
 
-/** The event's data with every secret setting (the table's `secret` rows) masked. */
-function maskSecrets(data: unknown): unknown {
+/** The event's data with every secret (the table's `secret` rows, URL credentials, header values) masked. */
+function maskEventSecrets(data: unknown): unknown {
   const copy = JSON.parse(JSON.stringify(data));
-  for (const name of SECRET_SETTINGS) {
-    if (copy?.settings?.[name]) copy.settings[name] = '********';
-    if (copy?.changes?.[name]) copy.changes[name] = '********';
+  for (const field of ['settings', 'changes']) {
+    if (!copy?.[field]) continue;
+    copy[field] = maskSecrets(copy[field]);
+    for (const name of SECRET_SETTINGS) if (copy[field][name]) copy[field][name] = '********';
   }
   return copy;
 }

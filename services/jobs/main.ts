@@ -9,6 +9,8 @@ import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { ensureTopology } from '../../shared/topology.ts';
@@ -16,6 +18,8 @@ import { startJobsServer } from './server.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('jobs', {}, config.LOG_LEVEL);
+// Refuses to start without a key: the jobs service seals job secrets before they are stored.
+const secrets = secretBox(loadKeyringOrExit(config, { service: 'jobs' }));
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 const store = openStore(config);
@@ -37,6 +41,7 @@ const server = await startJobsServer({
   credentials,
   admin: { address: `${config.GRPC_HOST}:${config.ADMIN_GRPC_PORT}`, credentials: adminCredentials },
   accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT,
+  secrets,
 });
 onShutdown(log, async () => {
   await ops.stop();

@@ -12,6 +12,8 @@ import { consumeExecutions } from './executionConsumer.ts';
 import { adminGrpcImpl, jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
 import { JobsView } from './jobsView.ts';
+import { sealingStore } from './sealingStore.ts';
+import type { Sealer } from '../../shared/job/secretSettings.ts';
 
 export interface StartJobsOptions {
   store: EventStore;
@@ -32,6 +34,8 @@ export interface StartJobsOptions {
   readiness?: Readiness;
   /** The job limit of an account created without one. */
   accountJobLimit?: number;
+  /** Seals job secrets in the store and opens them on read (every deployment passes it; some tests do not need it). */
+  secrets?: Sealer;
 }
 
 const hostOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
@@ -42,7 +46,8 @@ const hostOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
  * store, calls answer UNAVAILABLE and health says NOT_SERVING.
  */
 export async function startJobsServer(options: StartJobsOptions) {
-  const { store, clock, log } = options;
+  const { clock, log } = options;
+  const store = options.secrets ? sealingStore(options.store, options.secrets) : options.store;
   const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
   const service = createJobsService(store, view, clock);
@@ -61,7 +66,7 @@ export async function startJobsServer(options: StartJobsOptions) {
     if (options.admin) {
       const admin = createGrpcServer(options.admin.credentials);
       servers.push(admin);
-      addService(admin, AdminService, gated(adminGrpcImpl(service, options.accountJobLimit), catchingUp), log);
+      addService(admin, AdminService, gated(adminGrpcImpl(service, clock, options.accountJobLimit), catchingUp), log);
       adminAddress = `${hostOf(options.admin.address)}:${await startServer(admin, options.admin.address, options.admin.credentials)}`;
       log.info('admin service listening', { address: adminAddress });
     }

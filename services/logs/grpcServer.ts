@@ -1,5 +1,6 @@
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
+import { maskUrl } from '../../shared/job/secretSettings.ts';
 import type { LogsView } from './logsView.ts';
 
 /** LogsService over the view: proto request -> query -> proto reply, nothing else. */
@@ -14,6 +15,8 @@ export const logsGrpcImpl = (view: LogsView): ServiceImpl<(typeof LogsService)['
         page: request.page,
         limit: request.limit,
       })
-    ).map((entry) => ({ id: BigInt(entry.id), execution: entry.execution })),
+    // Executors mask credentials before they publish; records written by older versions may still
+    // hold them, so they are masked again on the way out.
+    ).map((entry) => ({ id: BigInt(entry.id), execution: entry.execution.url.includes('@') ? { ...entry.execution, url: maskUrl(entry.execution.url) } : entry.execution })),
   }),
 });

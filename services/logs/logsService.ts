@@ -54,7 +54,7 @@ const durableOf = (view: LogsView): Promise<string> =>
 function openView(options: LogsServiceOptions): LogsView {
   if (options.dbUrl) return openPostgresLogsView(options.dbUrl, options);
   const path = options.dbPath ?? ':memory:';
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   return openSqliteLogsView(path, options);
 }
 

@@ -1,7 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors.ts';
-import { useWal } from '../../shared/sqlite.ts';
+import { privateDbFile, useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { keepSetting, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
@@ -67,6 +67,7 @@ class SqliteLogsView {
   constructor(path: string, options: LogsViewOptions = {}) {
     this.keepPerJob = keep(options.keepPerJob, 'keepPerJob');
     this.keepFailuresPerJob = keep(options.keepFailuresPerJob, 'keepFailuresPerJob');
+    privateDbFile(path);
     this.db = new Database(path, { timeout: 5000 });
     if (path !== ':memory:') useWal(this.db, 5000);
     // WAL with NORMAL loses at most the last commits on power loss; they are unacked, so redelivered.

@@ -76,6 +76,7 @@ export class NotifierView {
         break;
       case 'account':
         if (event.type === 'AccountDisabled') this.disabledAccounts.add(Number(key));
+        if (event.type === 'AccountEnabled') this.disabledAccounts.delete(Number(key));
         break;
       case 'channel': {
         const channel = channelDecider.evolve(this.channels.get(Number(key)) ?? null, event as unknown as ChannelEvent);

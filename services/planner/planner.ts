@@ -1,6 +1,6 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
@@ -201,10 +201,21 @@ export class Planner {
     if (this.live) this.replan(change);
   }
 
-  private onAccountEvent(event: RecordedEvent) {
+  private onAccountEvent(event: RecordedEvent): void | Promise<void> {
     this.accountPosition = event.position;
     const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
     if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data });
+    return this.onAccountStatus(event);
+  }
+
+  private onAccountStatus(event: RecordedEvent): void | Promise<void> {
+    if (event.type !== 'AccountDisabled' && event.type !== 'AccountEnabled') return;
+    if (this.sweeping) return this.sweeping.then(() => this.onAccountStatus(event));
+    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    if (!Number.isSafeInteger(id)) return;
+    const changes = this.projection.applyAccount(id, event, event.position);
+    if (this.live) for (const change of changes) this.replan(change);
+    this.options.log.info(event.type === 'AccountDisabled' ? 'account disabled: its jobs are not planned' : 'account enabled: its jobs are planned again', { accountId: id, jobs: changes.length });
   }
 
   private replan(change: PlanChange) {

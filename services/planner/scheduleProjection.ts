@@ -1,6 +1,7 @@
 import { AppError } from '../../shared/errors.ts';
 import { SCHEDULE_SETTINGS, TARGET_SETTINGS, compactSettings, compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import { isSharable, type Schedule } from '../../shared/schedule/index.ts';
+import { AccountStatus } from './accountStatus.ts';
 import type { Watermark } from './catchUp.ts';
 import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, upcomingRuns, type QueuedRun } from './occurrences.ts';
 
@@ -36,6 +37,10 @@ export class ScheduleProjection {
   compileErrors = 0;
   /** By (expression, zone, filter): the compiled schedule jobs share, or, for a private one (R), a template. */
   private readonly shared = new Map<string, Schedule>();
+  /** Which accounts are disabled (from the account events the planner applies with applyAccount). */
+  readonly accounts = new AccountStatus();
+  /** The jobs of disabled accounts: folded as their events come, planned again when the account is enabled. */
+  private readonly parked = new Map<number, JobPlan>();
 
   /** `watermark`: the last one the planner recorded, so queued runs it already published are not queued again. */
   constructor(private readonly watermark: Watermark | null = null) {}
@@ -55,10 +60,18 @@ export class ScheduleProjection {
     if (event.type === 'JobCreated') {
       const job = compactJob(evolveJob(null, event)!, true);
       const at = job.createdAt;
-      const plan = new JobPlan(job, this.compile(job), at, at, at, (this.plans.get(jobId)?.version ?? 0) + 1, null, fresh);
+      // An account enabled again after this job's creation: its occurrences count from the enable.
+      const since = Math.max(at, this.accounts.floorOf(job.accountId));
+      const plan = new JobPlan(job, this.compile(job), since, at, since, (this.plans.get(jobId)?.version ?? 0) + 1, null, fresh);
+      if (this.accounts.isDisabled(job.accountId)) {
+        this.parked.set(jobId, plan);
+        return NONE;
+      }
       this.plans.set(jobId, plan);
       return { kind: 'replan', plan };
     }
+    const parked = this.parked.get(jobId);
+    if (parked) return this.applyParked(jobId, parked, event);
     const plan = this.plans.get(jobId);
     if (!plan) return NONE;
     if (event.type === 'JobDeleted') {
@@ -104,6 +117,56 @@ export class ScheduleProjection {
     }
   }
 
+  /**
+   * Applies an account event (stream `account-<accountId>`). Disabling takes the account's jobs
+   * out of the plan (their runs ahead are cancelled like a deleted job's); enabling plans them
+   * again from the enable time, as enabling a job does.
+   */
+  applyAccount(accountId: number, event: { type: string; data: { at?: number } }, position: bigint): PlanChange[] {
+    const change = this.accounts.apply(accountId, event);
+    if (!change) return [];
+    const changes: PlanChange[] = [];
+    if (change.disabled) {
+      for (const [jobId, plan] of this.plans) {
+        if (plan.job.accountId !== accountId) continue;
+        this.plans.delete(jobId);
+        plan.queued = null;
+        this.parked.set(jobId, plan);
+        changes.push({ kind: 'removed', jobId });
+      }
+      return changes;
+    }
+    const fresh = this.watermark !== null && position > this.watermark.position;
+    for (const [jobId, plan] of this.parked) {
+      if (plan.job.accountId !== accountId) continue;
+      this.parked.delete(jobId);
+      this.plans.set(jobId, plan);
+      changes.push(this.replan(plan, change.at, fresh));
+    }
+    return changes;
+  }
+
+  /** Whether the job is one of a disabled account's (it has no next run while so). */
+  isParked(accountId: number, jobId: number): boolean {
+    return this.parked.get(jobId)?.job.accountId === accountId;
+  }
+
+  /** A parked job's events keep its state current (a schedule edit, a delete) without planning anything. */
+  private applyParked(jobId: number, plan: JobPlan, event: JobEvent): PlanChange {
+    if (event.type === 'JobDeleted') {
+      this.parked.delete(jobId);
+      return NONE;
+    }
+    if (event.type === 'RunRequested') return NONE;
+    const before = plan.job;
+    plan.job = compactJob(evolveJob(before, event) as CronJob, event.type === 'JobEdited');
+    if (event.type === 'JobEdited' && SCHEDULE_SETTINGS.some((f) => event.data.changes[f] !== undefined && event.data.changes[f] !== before.settings[f])) {
+      plan.schedule = this.compile(plan.job);
+      plan.anchor = event.data.at;
+    }
+    return NONE;
+  }
+
   /** Removes a queued run once published. */
   dequeue(plan: JobPlan, runId: string) {
     if (!plan.queued) return;
@@ -115,6 +178,7 @@ export class ScheduleProjection {
   /** cron_next: the next `limit` publish instants (ms) after `now`. Unknown, deleted or another account's job: NOT_FOUND. */
   nextRuns(accountId: number, jobId: number, now: number, limit: number): number[] {
     const plan = this.plans.get(jobId);
+    if (!plan && this.isParked(accountId, jobId)) return [];
     if (!plan || plan.job.accountId !== accountId) throw new AppError('NOT_FOUND', `cron job ${jobId} not found`);
     return upcomingRuns(plan, now, limit);
   }

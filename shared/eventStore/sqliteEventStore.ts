@@ -10,7 +10,7 @@
  * positions and a subscription reading `position > checkpoint` never skips an event committed later.
  */
 import Database from 'better-sqlite3';
-import { retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
+import { privateDbFile, retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -110,6 +110,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
   const pollIntervalMs = options.pollIntervalMs ?? 25;
   const busyTimeoutMs = options.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
   const memory = path === ':memory:';
+  privateDbFile(path);
   const db = new Database(path, { timeout: busyTimeoutMs });
   try {
     if (!memory) useWal(db, busyTimeoutMs);

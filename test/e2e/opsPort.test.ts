@@ -4,7 +4,7 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { DueRunSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { dueRunSubject, ensureTopology } from '../../shared/topology.ts';
 import { sampleSum, samples } from '../support/metricsText.ts';
-import { freePort, startService, type ServiceProcess } from '../support/processes.ts';
+import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
 import { startTarget, waitFor } from '../support/target.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -20,7 +20,7 @@ describe('ops port of a distributed service (executor on NATS)', function () {
     let executor: ServiceProcess | undefined;
     try {
       await ensureTopology(bus);
-      executor = await startService('executor', { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', OPS_PORT: String(opsPort) }, /ops server listening/);
+      executor = await startService('executor', { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', OPS_PORT: String(opsPort), TOCK_SECRET_KEY: TEST_SECRET_KEY }, /ops server listening/);
       const ops = `http://127.0.0.1:${opsPort}`;
       expect((await fetch(`${ops}/healthz`)).status).to.equal(200);
       expect((await fetch(`${ops}/readyz`)).status).to.equal(200);

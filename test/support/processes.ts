@@ -79,6 +79,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
+/** A fixed key for job secrets in tests (32 bytes, base64); never a deployment's. */
+export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
 /**
  * The environment of a distributed deployment on loopback: free ports, each service findable by
  * the others, gRPC authenticated by fresh service and admin tokens (as a deployment must be).
@@ -100,6 +103,8 @@ export async function distributedEnv(dataDir: string, extra: Record<string, stri
     PORT: String(httpPort),
     HOST: '127.0.0.1',
     TOCK_RATE_LIMIT: '0',
+    // The jobs service and executors refuse to start without the key that seals job secrets.
+    TOCK_SECRET_KEY: TEST_SECRET_KEY,
     ...extra,
   };
 }

@@ -31,7 +31,7 @@ const GRPC = [
 ] as const;
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
 /** Secrets the operator creates (deploy/README.md says how): never in the manifests, so never committed. */
-const OPERATOR_SECRETS = ['tock-grpc-tls', 'tock-admin-token', 'tock-nats', 'tock-eventstore', 'eventstore-tls'];
+const OPERATOR_SECRETS = ['tock-grpc-tls', 'tock-admin-token', 'tock-nats', 'tock-eventstore', 'eventstore-tls', 'tock-secret-key'];
 
 /**
  * The flows the architecture draws, as `from->to:PROTOCOL/port`: "any" is any source, "internet"
@@ -354,14 +354,29 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('the executor gets no Secret but its own NATS password (it runs requests that users supply)', () => {
+    it('the executor gets no Secret but its own NATS password and the key of job secrets (it runs requests that users supply)', () => {
       const executor = named(base, 'Deployment', 'executor')!;
       const refs = containersOf(executor).flatMap((c) => [
         ...(c.envFrom ?? []).filter((e: Obj) => e.secretRef).map((e: Obj) => `${e.secretRef.name}/*`),
         ...(c.env ?? []).filter((e: Obj) => e.valueFrom?.secretKeyRef).map((e: Obj) => `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`),
       ]);
       expect(refs).to.deep.equal(['tock-nats/executor']);
-      expect((podSpec(executor).volumes ?? []).some((v: Obj) => v.secret), 'executor mounts a Secret').to.equal(false);
+      expect((podSpec(executor).volumes ?? []).filter((v: Obj) => v.secret).map((v: Obj) => v.secret.secretName), 'executor mounts').to.deep.equal(['tock-secret-key']);
+    });
+
+    it('only jobs (which seals) and executor (which opens) get the key of job secrets, where TOCK_SECRET_KEY_FILE points', () => {
+      for (const w of [...ofKind(base, 'Deployment'), ...ofKind(base, 'StatefulSet')]) {
+        const name = w.metadata.name as string;
+        const volume = (podSpec(w).volumes ?? []).find((v: Obj) => v.secret?.secretName === 'tock-secret-key');
+        const keyFile = containersOf(w)[0]!.env?.find((e: Obj) => e.name === 'TOCK_SECRET_KEY_FILE')?.value as string | undefined;
+        if (name !== 'jobs' && name !== 'executor') {
+          expect(volume, `${name} mounts tock-secret-key`).to.equal(undefined);
+          expect(keyFile, `${name} TOCK_SECRET_KEY_FILE`).to.equal(undefined);
+          continue;
+        }
+        const mount = containersOf(w)[0]!.volumeMounts.find((m: Obj) => m.name === volume?.name);
+        expect(keyFile, name).to.equal(`${mount.mountPath}/keys`);
+      }
     });
 
     it('each Tock service connects to NATS as its own user, with its own key of tock-nats; the gateway not at all', () => {

@@ -51,10 +51,10 @@ inBothModes('cron job functions with valid input', (target) => {
       expect(await ok(api.call('cron_get', { id: job.id }))).to.deep.equal(job);
     });
 
-    it('stores every cron_add parameter and returns it (password only as hasPassword; method upper-cased)', async () => {
+    it('stores every cron_add parameter and returns it (password only as hasPassword, header values masked; method upper-cased)', async () => {
       const job = await ok(api.call('cron_add', FULL));
       const { password, ...shown } = FULL;
-      expect(job).to.include({ ...shown, httpMethod: 'POST', hasPassword: true });
+      expect(job).to.include({ ...shown, httpMethod: 'POST', hasPassword: true, httpHeaders: 'X-One: ***\r\nX-Two: ***' });
       expect(job).not.to.have.property('password');
       expect(job.points).to.equal(1);
       expect(await ok(api.call('cron_get', { id: job.id }, { method: 'GET' }))).to.deep.equal(job);
@@ -138,7 +138,7 @@ inBothModes('cron job functions with valid input', (target) => {
       const job = await ok(api.call('cron_add', { url: 'https://example.com/e', expression: YEARLY }));
       const edited = await ok(api.call('cron_edit', { id: job.id, ...FULL }));
       const { password, ...shown } = FULL;
-      expect(edited).to.include({ ...shown, httpMethod: 'POST', hasPassword: true, id: job.id });
+      expect(edited).to.include({ ...shown, httpMethod: 'POST', hasPassword: true, httpHeaders: 'X-One: ***\r\nX-Two: ***', id: job.id });
     });
 
     it('clears optional strings with JSON null or "", notifyTime with null, group with 0', async () => {

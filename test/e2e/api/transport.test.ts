@@ -54,7 +54,7 @@ inBothModes('transports, encodings, token placements and parameter names', (targ
 
     it('POST with a form body', async () => {
       const added = await data('cron_add', { headers: { ...BEARER, 'content-type': FORM }, body: qs({ url: 'https://example.com/form', timeout: 40, notify: 'false', httpHeaders: 'A: 1\r\nB: 2' }) });
-      expect(added).to.include({ url: 'https://example.com/form', timeout: 40, notify: false, httpHeaders: 'A: 1\r\nB: 2' });
+      expect(added).to.include({ url: 'https://example.com/form', timeout: 40, notify: false, httpHeaders: 'A: ***\r\nB: ***' });
     });
 
     it('POST with JSON, also with every value a string', async () => {

@@ -145,6 +145,14 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
       const rebuilt = await eventually(answers, (a) => JSON.stringify(a, big) === JSON.stringify(before, big), 'the rebuilt answers to match');
       expect(rebuilt).to.deep.equal(before);
     });
+
+    it('never answers with URL credentials, also for a record an older executor wrote with them', async () => {
+      if (!service) await start();
+      const job = base + 14n;
+      await publish(harness.bus, execution({ runId: `${job}:1`, accountId: acct, jobId: job, url: 'https://old:Cleartext-41@h.example/p' }));
+      const [entry] = await eventually(() => ask({ id: job }), (entries) => entries.length === 1, 'the old record');
+      expect(entry!.execution!.url).to.equal('https://***@h.example/p');
+    });
   });
 }
 

@@ -1,0 +1,80 @@
+/**
+ * Which parts of a job's settings are secrets, and how each is sealed, opened and masked. Three:
+ * the password (the whole value), the credentials of the URL (the `user:pass` before the host,
+ * sealed in place so the URL stays a URL whose host everyone may read) and the value of each
+ * header line (names stay readable). Pure: the sealing itself is given (shared/crypto/envelope).
+ */
+export interface Sealer {
+  seal(plain: string): string;
+  open(value: string): string;
+}
+
+// In a URL the envelope's colons would split the credentials: there it is spelled with dots.
+const URL_PREFIX = 'enc.v1.';
+const MASK = '***';
+const AUTHORITY = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)/i;
+
+/** The URL split at its credentials, or null when it has none. */
+function userinfoOf(url: string): { head: string; userinfo: string; tail: string } | null {
+  const m = AUTHORITY.exec(url);
+  if (!m) return null;
+  const at = m[2]!.lastIndexOf('@');
+  if (at < 0) return null;
+  return { head: m[1]!, userinfo: m[2]!.slice(0, at), tail: url.slice(m[1]!.length + at) };
+}
+
+export function sealUrl(url: string, sealer: Sealer): string {
+  const parts = userinfoOf(url);
+  if (!parts || parts.userinfo === '') return url;
+  return `${parts.head}${sealer.seal(parts.userinfo).replaceAll(':', '.')}${parts.tail}`;
+}
+
+export function openUrl(url: string, sealer: Sealer): string {
+  const parts = userinfoOf(url);
+  if (!parts || !parts.userinfo.startsWith(URL_PREFIX)) return url;
+  return `${parts.head}${sealer.open(parts.userinfo.replaceAll('.', ':'))}${parts.tail}`;
+}
+
+/** The URL as anyone may see it: credentials, sealed or not, become `***`. */
+export function maskUrl(url: string): string {
+  const parts = userinfoOf(url);
+  if (!parts) return url;
+  return `${parts.head}${MASK}${parts.tail}`;
+}
+
+const mapHeaderValues = (text: string, fn: (value: string) => string): string =>
+  text
+    .split(/(\r?\n)/)
+    .map((line) => {
+      const colon = line.indexOf(':');
+      if (colon <= 0) return line;
+      const value = line.slice(colon + 1).trim();
+      return value === '' ? line : `${line.slice(0, colon)}: ${fn(value)}`;
+    })
+    .join('');
+
+export const sealHeaders = (text: string, sealer: Sealer): string => (text ? mapHeaderValues(text, (v) => sealer.seal(v)) : text);
+export const openHeaders = (text: string, sealer: Sealer): string => (text ? mapHeaderValues(text, (v) => sealer.open(v)) : text);
+/** Header names stay (they say what the job sends); every value is masked. */
+export const maskHeaders = (text: string): string => (text ? mapHeaderValues(text, () => MASK) : text);
+
+type SecretFields = { password?: unknown; url?: unknown; httpHeaders?: unknown };
+
+function mapSecrets<T extends SecretFields>(settings: T, password: (v: string) => string, url: (v: string) => string, headers: (v: string) => string): T {
+  const out = { ...settings };
+  if (typeof out.password === 'string' && out.password !== '') out.password = password(out.password);
+  if (typeof out.url === 'string') out.url = url(out.url);
+  if (typeof out.httpHeaders === 'string') out.httpHeaders = headers(out.httpHeaders);
+  return out;
+}
+
+/** A copy with every secret part sealed (settings of JobCreated, changes of JobEdited). */
+export const sealSecrets = <T extends SecretFields>(settings: T, sealer: Sealer): T =>
+  mapSecrets(settings, (v) => sealer.seal(v), (v) => sealUrl(v, sealer), (v) => sealHeaders(v, sealer));
+
+/** A copy with every sealed part opened; clear values (written before sealing existed) stay as they are. */
+export const openSecrets = <T extends SecretFields>(settings: T, sealer: Sealer): T =>
+  mapSecrets(settings, (v) => sealer.open(v), (v) => openUrl(v, sealer), (v) => openHeaders(v, sealer));
+
+/** A copy as an API answer or a log may show it. */
+export const maskSecrets = <T extends SecretFields>(settings: T): T => mapSecrets(settings, () => '********', maskUrl, maskHeaders);
