@@ -54,12 +54,12 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     return { type: 'RequestRun', id, accountId, runId: `${id}:${runAt}:${randomBytes(4).toString('hex')}`, runAt, payload: order.payload };
   };
 
-  const liveJobs = (accountId: number, idList: number[]): JobEntry[] =>
-    idList.map((id) => {
-      const entry = view.job(accountId, id);
-      if (!entry) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
-      return entry;
-    });
+  const liveJob = (accountId: number, id: number): JobEntry => {
+    const entry = view.job(accountId, id);
+    if (!entry) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
+    return entry;
+  };
+  const liveJobs = (accountId: number, idList: number[]): JobEntry[] => idList.map((id) => liveJob(accountId, id));
 
   /** The view's entry, also for a job deleted a moment ago (cron_delete returns the record). */
   const fresh = (id: number, accountId: number): JobEntry => view.job(accountId, id) ?? view.anyJob(id)!;
@@ -79,27 +79,28 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       // A batch of costly schedules is validated and written in slices: other requests get turns.
       const slice = timeSlicer();
       // Validate every element before writing anything: a batch that fails changes nothing.
-      for (let i = 0; i < inputs.length; i++) {
+      for (const [i, input] of inputs.entries()) {
         await slice();
         await at(prefix(i), () => {
-          checkGroup(accountId, inputs[i]);
-          const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input: inputs[i], defaultTimezone: owner.timezone }, null, now());
+          checkGroup(accountId, input);
+          const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
           const order = runs[i];
-          if (order) runOrderCommand(accountId, 0, order, event.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
+          if (order) runOrderCommand(accountId, 0, order, event?.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
         });
       }
       const newIds = await ids.allocate('cronjob', inputs.length);
-      const create = async (id: number, i: number) => {
-        const created = await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i], defaultTimezone: owner.timezone });
-        const order = runs[i];
+      const create = async (id: number, input: SettingsInput, order: RunOrder | null | undefined) => {
+        const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
         if (!order) return created.position;
         const run = await runJobCommand(runOrderCommand(accountId, id, order, created.state!.settings.httpMethod));
         return run.position;
       };
       const writes: Promise<bigint | null>[] = [];
-      for (let i = 0; i < newIds.length; i++) {
+      for (const [i, input] of inputs.entries()) {
         await slice();
-        const write = create(newIds[i]!, i);
+        const id = newIds[i];
+        if (id === undefined) throw new Error(`the id allocator gave ${newIds.length} ids for ${inputs.length} jobs`);
+        const write = create(id, input, runs[i]);
         // Handled by Promise.all below; until then a failure must not count as unhandled.
         write.catch(() => {});
         writes.push(write);
@@ -171,8 +172,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     getJob(accountId: number, id: number): JobEntry {
       account(accountId);
-      const [entry] = liveJobs(accountId, [id]);
-      return entry;
+      return liveJob(accountId, id);
     },
 
     listJobs(accountId: number, query: { page: number; limit: number; keyword: string; groupId: number | null }): JobEntry[] {
@@ -191,7 +191,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     async runJob(accountId: number, id: number, time: number, payload: string | null): Promise<number> {
       account(accountId);
-      const [entry] = liveJobs(accountId, [id]);
+      const entry = liveJob(accountId, id);
       const command = runOrderCommand(accountId, id, { run: time > 0 ? time : 1, payload }, entry.job.settings.httpMethod);
       const result = await runJobCommand(command);
       await view.waitFor(result.position);
