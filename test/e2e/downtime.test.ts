@@ -28,7 +28,7 @@ describe('downtime: everything stopped while occurrences pass', function () {
         const late = entries.map((e) => e.execution!).find((e) => Number(e.time) * 1000 === inGap[0])!;
         expect(late.outcome).to.equal(ExecutionOutcome.SUCCEEDED);
         expect(late.missed, 'occurrences it stands for').to.be.at.least(3);
-        expect(Number(late.lateByMs), 'how late').to.be.at.least(restarted - inGap[0] - 1000);
+        expect(Number(late.lateByMs), 'how late').to.be.at.least(restarted - inGap[0]! - 1000);
         // Then every second again, once each.
         const after = scheduled.filter((t) => t > restarted);
         expect(new Set(after).size).to.equal(after.length);

@@ -72,8 +72,12 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
+/** The settings distributedEnv always sets (tests read them back), and whatever else a test adds. */
+export type DistributedEnv = Record<string, string> &
+  Record<'DATA_DIR' | 'JOBS_GRPC_PORT' | 'PLANNER_GRPC_PORT' | 'LOGS_GRPC_PORT' | 'JOBS_ADDR' | 'PLANNER_ADDR' | 'LOGS_ADDR' | 'PORT', string>;
+
 /** The environment of a distributed deployment on loopback: free ports, each service findable by the others. */
-export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<DistributedEnv> {
   const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   return {
     DATA_DIR: dataDir,

@@ -77,7 +77,7 @@ const plausibleArb = fc.dictionary(
   fc.constantFrom(...Object.keys(PLAUSIBLE)),
   fc.nat().map((n) => n),
   { maxKeys: 5 },
-).map((picked) => Object.fromEntries(Object.entries(picked).map(([k, n]) => [k, PLAUSIBLE[k][n % PLAUSIBLE[k].length]])));
+).map((picked) => Object.fromEntries(Object.entries(picked).map(([k, n]) => [k, PLAUSIBLE[k]![n % PLAUSIBLE[k]!.length]])));
 
 type Transport = 'json' | 'form' | 'get' | 'post-query' | 'text-json' | 'delete';
 const requestArb = fc.record({

@@ -7,6 +7,7 @@ import type { LogsView } from '../../../services/logs/logsView.ts';
 import { openSqliteLogsView } from '../../../services/logs/sqliteLogsView.ts';
 import { createRecorder } from '../../../services/logs/recorder.ts';
 import { execution } from './executions.ts';
+import { nth } from '../../support/nth.ts';
 
 type Settled = 'ack' | 'term' | `nak ${number}` | undefined;
 
@@ -62,7 +63,7 @@ describe('logs recorder', () => {
     // Field 99, varint 7: what a newer executor might add.
     const sent = new Uint8Array([...toBinary(ExecutionSchema, execution({ runId: 'newer' })), 0x98, 0x06, 0x07]);
     await handle(message(sent, 1).msg);
-    const [stored] = await view.query({ accountId: 1n });
+    const stored = nth(await view.query({ accountId: 1n }));
     expect(stored.execution.$unknown?.map((u) => [u.no, [...u.data]])).to.deep.equal([[99, [0x07]]]);
   });
 
