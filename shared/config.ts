@@ -26,6 +26,19 @@ const schemaParamOk = (v: string | undefined) => {
 };
 const storeUrl = (schemes: string[]) =>
   optionalUrl(schemes).refine(schemaParamOk, { message: 'must be a valid URL; its schema parameter, if any, lower-case letters, digits and _' });
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+// A shared secret: long enough that guessing is hopeless. The message never quotes the value.
+const secret = optionalText.refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters (e.g. openssl rand -base64 32)' });
+
+const flag = z
+  .enum(['', '0', '1', 'false', 'true'])
+  .default('')
+  .transform((v) => v === '1' || v === 'true');
 
 const rateLimit = z
   .string()
@@ -71,6 +84,19 @@ const schema = z.object({
   TOCK_RATE_LIMIT: rateLimit,
   // Cron jobs per account for accounts created from now on (not the first one); 0: no limit.
   TOCK_ACCOUNT_JOB_LIMIT: z.coerce.number({ message: 'must be a whole number of cron jobs, 0 for no limit' }).int({ message: 'must be a whole number of cron jobs, 0 for no limit' }).min(0, { message: 'must be 0 (no limit) or more' }).max(2_147_483_647).default(DEFAULT_ACCOUNT_JOB_LIMIT),
+  // Behind an ingress or load balancer, per-address limits need the client's address from
+  // X-Forwarded-For: "on" trusts one proxy, a number that many; off (default) uses the socket's.
+  TOCK_TRUST_PROXY: z
+    .string()
+    .trim()
+    .default('off')
+    .transform((v, ctx) => {
+      if (['', 'off', 'false', '0'].includes(v)) return 0;
+      if (['on', 'true'].includes(v)) return 1;
+      if (/^[1-9]$/.test(v)) return Number(v);
+      ctx.addIssue({ code: 'custom', message: 'must be off, on, or the number of trusted proxies in front of the gateway (1-9)' });
+      return z.NEVER;
+    }),
   TOCK_ALLOW_NETWORKS: cidrList,
   TOCK_PUBLIC_URL: z.string().url().optional(),
   TOCK_DEFAULT_TIMEZONE: z.string().default('UTC'),
@@ -110,10 +136,42 @@ const schema = z.object({
   PLANNER_ADDR: z.string().optional(),
   LOGS_ADDR: z.string().optional(),
   NOTIFIER_ADDR: z.string().optional(),
-}).superRefine((c, ctx) => {
-  if (c.SMTP_HOST && !c.SMTP_FROM) ctx.addIssue({ code: 'custom', path: ['SMTP_FROM'], message: 'required when SMTP_HOST is set (the sender address of notification emails)' });
-  if (c.SMTP_USER && c.SMTP_PASSWORD === undefined) ctx.addIssue({ code: 'custom', path: ['SMTP_PASSWORD'], message: 'required when SMTP_USER is set' });
-});
+  // AdminService (accounts, tokens) listens on its own port, behind its own credential.
+  ADMIN_GRPC_PORT: port(50055),
+  ADMIN_ADDR: z.string().optional(),
+  // gRPC between services (distributed mode): mutual TLS from files (as Kubernetes mounts a
+  // Secret), and/or a shared token. Without either a service refuses to start unless
+  // TOCK_GRPC_INSECURE=1 says that an open port is what the operator wants.
+  TOCK_GRPC_TLS_CA: optionalText,
+  TOCK_GRPC_TLS_CERT: optionalText,
+  TOCK_GRPC_TLS_KEY: optionalText,
+  TOCK_GRPC_TLS_SERVER_NAME: optionalText,
+  TOCK_GRPC_TOKEN: secret,
+  TOCK_GRPC_TOKEN_FILE: optionalText,
+  TOCK_ADMIN_TOKEN: secret,
+  TOCK_ADMIN_TOKEN_FILE: optionalText,
+  TOCK_GRPC_INSECURE: flag,
+  // NATS credentials of this service's own user (least privilege: see deploy/k8s/base/nats.conf). Never logged.
+  NATS_USER: optionalText,
+  NATS_PASSWORD: optionalText,
+  NATS_PASSWORD_FILE: optionalText,
+  NATS_TOKEN: optionalText,
+  NATS_CREDS: optionalText,
+})
+  .superRefine((c, ctx) => {
+    if (c.SMTP_HOST && !c.SMTP_FROM) ctx.addIssue({ code: 'custom', path: ['SMTP_FROM'], message: 'required when SMTP_HOST is set (the sender address of notification emails)' });
+    if (c.SMTP_USER && c.SMTP_PASSWORD === undefined) ctx.addIssue({ code: 'custom', path: ['SMTP_PASSWORD'], message: 'required when SMTP_USER is set' });
+    const tls = [c.TOCK_GRPC_TLS_CA, c.TOCK_GRPC_TLS_CERT, c.TOCK_GRPC_TLS_KEY];
+    if (tls.some(Boolean) && !tls.every(Boolean)) {
+      ctx.addIssue({ code: 'custom', path: ['TOCK_GRPC_TLS_CA'], message: 'TOCK_GRPC_TLS_CA, TOCK_GRPC_TLS_CERT and TOCK_GRPC_TLS_KEY go together: set all three files or none' });
+    }
+    if ((c.NATS_PASSWORD || c.NATS_PASSWORD_FILE) && !c.NATS_USER) ctx.addIssue({ code: 'custom', path: ['NATS_USER'], message: 'required with NATS_PASSWORD' });
+    if (c.NATS_USER && !c.NATS_PASSWORD && !c.NATS_PASSWORD_FILE) ctx.addIssue({ code: 'custom', path: ['NATS_PASSWORD'], message: 'required with NATS_USER (or NATS_PASSWORD_FILE)' });
+    if ([c.NATS_USER, c.NATS_TOKEN, c.NATS_CREDS].filter(Boolean).length > 1) ctx.addIssue({ code: 'custom', path: ['NATS_USER'], message: 'use one of NATS_USER/NATS_PASSWORD, NATS_TOKEN or NATS_CREDS' });
+    for (const name of ['TOCK_GRPC_TOKEN', 'TOCK_ADMIN_TOKEN'] as const) {
+      if (c[name] && c[`${name}_FILE`]) ctx.addIssue({ code: 'custom', path: [name], message: `set ${name} or ${name}_FILE, not both` });
+    }
+  });
 
 export type Config = z.output<typeof schema>;
 

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import type { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import type { AdminService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 
-type Jobs = ServiceClient<(typeof JobsService)['method']>;
+type Admin = ServiceClient<(typeof AdminService)['method']>;
 
 const USAGE = `usage:
   tock account create [--name NAME] [--timezone ZONE] [--token TOKEN] [--limit N (0: none; default: the server's TOCK_ACCOUNT_JOB_LIMIT)]
@@ -11,7 +11,7 @@ const USAGE = `usage:
   tock account disable <id>`;
 
 /** Operator commands on accounts. Tokens are printed once: only their hash is stored. */
-export async function accountCommand(args: string[], jobs: Jobs, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+export async function accountCommand(args: string[], admin: Admin, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   const [verb, ...rest] = args;
   let parsed;
   try {
@@ -35,24 +35,24 @@ export async function accountCommand(args: string[], jobs: Jobs, out: (line: str
       // Without --limit the jobs service applies its default (TOCK_ACCOUNT_JOB_LIMIT).
       const limit = values.limit === undefined ? undefined : Number(values.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new Error('--limit must be a whole number (0: no limit)');
-      const { account, token } = await jobs.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
+      const { account, token } = await admin.createAccount({ name: values.name ?? '', timezone: values.timezone ?? 'UTC', token: values.token, jobLimit: limit });
       out(`account ${account!.id} (${account!.name}) created`);
       out(`token: ${token}`);
       return 0;
     }
     case 'list': {
-      const { accounts } = await jobs.listAccounts({});
+      const { accounts } = await admin.listAccounts({});
       out(['id', 'name', 'timezone', 'job limit', 'status'].join('\t'));
       for (const a of accounts) out([a.id, a.name, a.timezone, a.jobLimit || 'none', a.disabled ? 'disabled' : 'active'].join('\t'));
       return 0;
     }
     case 'rotate': {
-      const { account, token } = await jobs.rotateToken({ id: idArg() });
+      const { account, token } = await admin.rotateToken({ id: idArg() });
       out(`account ${account!.id}: new token: ${token} (the old one no longer works)`);
       return 0;
     }
     case 'disable': {
-      const account = await jobs.disableAccount({ id: idArg() });
+      const account = await admin.disableAccount({ id: idArg() });
       out(`account ${account.id} disabled`);
       return 0;
     }

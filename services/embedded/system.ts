@@ -2,11 +2,12 @@ import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
 import { smtpSettings, type Config } from '../../shared/config.ts';
-import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
+import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics, type MetricsSnapshot } from '../../shared/metrics.ts';
@@ -46,17 +47,35 @@ export async function startEmbedded(options: EmbeddedOptions) {
   await ensureTopology(bus, EMBEDDED_TOPOLOGY);
   collectProcessMetrics();
   const loopback = '127.0.0.1:0';
+  // Real gRPC over loopback, still authenticated: another local user cannot call these ports.
+  const credentials = loopbackCredentials();
 
-  const jobs = await startJobsServer({ store, bus, clock, log: log.child({ component: 'jobs' }), address: loopback, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
+  const jobs = await startJobsServer({
+    store,
+    bus,
+    clock,
+    log: log.child({ component: 'jobs' }),
+    address: loopback,
+    credentials: credentials.service,
+    admin: { address: loopback, credentials: credentials.admin },
+    accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT,
+  });
   const logsDb = logsStoreChoice(config);
-  const logs = await startLogsService({ bus, ...(logsDb.kind === 'postgres' ? { dbUrl: logsDb.url } : { dbPath: logsDb.path }), log: log.child({ component: 'logs' }), address: loopback });
-  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const logs = await startLogsService({
+    bus,
+    ...(logsDb.kind === 'postgres' ? { dbUrl: logsDb.url } : { dbPath: logsDb.path }),
+    log: log.child({ component: 'logs' }),
+    address: loopback,
+    credentials: credentials.service,
+  });
+  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({
     store,
     bus,
     clock,
     log: log.child({ component: 'notifier' }),
     address: loopback,
+    credentials: credentials.service,
     allowNetworks: config.TOCK_ALLOW_NETWORKS,
     smtp: smtpSettings(config),
     publicUrl: config.TOCK_PUBLIC_URL,
@@ -79,15 +98,17 @@ export async function startEmbedded(options: EmbeddedOptions) {
       ? await startExecutorThread(executorSettings)
       : await startExecutorService({ ...executorSettings, leases: createMemoryLeases(() => clock.now()), clock });
   const clients = {
-    jobs: createClient(JobsService, jobs.address),
-    planner: createClient(PlannerService, planner.address),
-    logs: createClient(LogsService, logs.address),
-    notifier: createClient(NotifierService, notifier.address),
+    jobs: createClient(JobsService, jobs.address, credentials.service),
+    planner: createClient(PlannerService, planner.address, credentials.service),
+    logs: createClient(LogsService, logs.address, credentials.service),
+    notifier: createClient(NotifierService, notifier.address, credentials.service),
   };
-  const token = await bootstrapFirstAccount(clients.jobs, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
+  const adminClient = createClient(AdminService, jobs.adminAddress!, credentials.admin);
+  const token = await bootstrapFirstAccount(adminClient, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
   const gateway = await startGatewayServer({
     clients,
     rateLimit: config.TOCK_RATE_LIMIT,
+    trustProxy: config.TOCK_TRUST_PROXY,
     log: log.child({ component: 'gateway' }),
     host: config.HOST,
     port: config.PORT,
@@ -104,12 +125,15 @@ export async function startEmbedded(options: EmbeddedOptions) {
     notifier,
     executor,
     jobsClient: clients.jobs,
+    /** The operator's client (AdminService). */
+    adminClient,
     clients,
     store,
     bus,
     async stop() {
       await gateway.stop();
       for (const client of Object.values(clients)) client.close();
+      adminClient.close();
       await executor.stop();
       await planner.stop();
       await notifier.stop();

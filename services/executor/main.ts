@@ -1,4 +1,5 @@
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
@@ -15,8 +16,9 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: an executor on its own needs NATS (npm start runs everything embedded instead)\n');
   process.exit(1);
 }
-const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor' }));
-const leases = await connectNatsLeases(config.NATS_URL);
+const auth = natsAuthOrExit(config, 'executor');
+const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', auth }));
+const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, auth);
 const executor = await startExecutorService({
   bus,
   leases,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
-import { authenticate, extractToken } from './auth.ts';
+import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
@@ -15,6 +15,12 @@ import { createRateLimiter, RateLimitError } from './rateLimit.ts';
 export interface GatewayOptions {
   clients: Clients;
   rateLimit: { rate: number; burst: number };
+  /**
+   * Proxies in front of the gateway whose X-Forwarded-For is trusted (0: none, the socket's
+   * address is the client's). With N, the client is the N-th address from the right: the one the
+   * outermost trusted proxy saw; anything a client wrote further left is ignored.
+   */
+  trustProxy?: number;
   log: Logger;
   now?: () => number;
   /** The /metrics exposition (embedded mode adds the executor thread's); default: this process's registry. */
@@ -33,17 +39,22 @@ export function createGateway(options: GatewayOptions): Koa {
   const tokenLimiter = createRateLimiter(options.rateLimit, now);
   const addressLimiter = createRateLimiter(options.rateLimit, now);
   const metrics = options.metrics ?? (() => renderMetrics());
-  const app = new Koa({ proxy: false });
+  const hops = options.trustProxy ?? 0;
+  const app = new Koa({ proxy: hops > 0, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: hops });
   const router = new Router();
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    try {
-      await clients.jobs.listAccounts({});
-      ctx.body = { status: 'ready' };
-    } catch {
+    // Account 0 never exists: any answer of the service's own (not a failure to reach it, nor
+    // our credential refused) proves the jobs service is up and takes our calls.
+    const answered = await clients.jobs.getAccount({ id: 0n }).then(
+      () => true,
+      (error: unknown) => isAppError(error) && error.kind !== 'INTERNAL' && error.kind !== 'UNAVAILABLE',
+    );
+    if (answered) ctx.body = { status: 'ready' };
+    else {
       ctx.status = 503;
       ctx.body = { status: 'not ready', reason: 'jobs service unreachable' };
     }
@@ -73,10 +84,18 @@ export function createGateway(options: GatewayOptions): Koa {
       }
       const fn = Object.hasOwn(FUNCTIONS, name) ? FUNCTIONS[name] : undefined;
       if (!fn) throw new AppError('UNKNOWN_FUNCTION', `unknown function "${name}"; see /api/v1/{function} in the API documentation`);
+      // The rate limit is settled before the body is read: a client over its limit costs no
+      // parsing. A token in the header is checked (and counted) first; without one, a client
+      // address whose bad guesses spent its bucket is turned away before its body is read.
+      const bearer = bearerToken(ctx.get('authorization'));
+      let account = bearer === undefined ? undefined : await authenticate(clients.jobs, bearer, ctx.ip, addressLimiter, tokenLimiter);
+      if (!account) {
+        const wait = addressLimiter.wait(ctx.ip);
+        if (wait) throw new RateLimitError(wait);
+      }
       const body = ctx.method === 'GET' ? { fields: {}, json: null } : parseBody(await readBody(ctx.req), ctx.get('content-type') || undefined);
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
-      const token = extractToken(ctx.get('authorization'), params);
-      const account = await authenticate(clients.jobs, token, ctx.ip, addressLimiter, tokenLimiter);
+      account ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
       accountId = String(account.id);
       ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
     } catch (error) {

@@ -8,9 +8,10 @@ const INVALID = 'Invalid API token, user not found.';
 
 /** DECISIONS 3: `Authorization: Bearer`, or `token` in the body or the query. */
 export function extractToken(authorization: string, params: Params): string | undefined {
-  const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
-  return bearer ?? params.str('token')?.trim();
+  return bearerToken(authorization) ?? params.str('token')?.trim();
 }
+
+export const bearerToken = (authorization: string) => /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 
 type Limiter = { take(key: string): number };
 

@@ -19,7 +19,15 @@ export function createRateLimiter(options: { rate: number; burst: number }, now:
   const fullAfterMs = options.rate > 0 ? (options.burst / options.rate) * 1000 : 0;
   let lastSweep = now();
 
+  const waitFor = (tokens: number) => Math.max(1, Math.ceil((1 - tokens) / options.rate));
   return {
+    /** The seconds `take` would make this key wait now (0: a token is there), taking nothing. */
+    wait(key: string): number {
+      const bucket = buckets.get(key);
+      if (options.rate <= 0 || !bucket) return 0;
+      const tokens = Math.min(options.burst, bucket.tokens + ((now() - bucket.at) / 1000) * options.rate);
+      return tokens >= 1 ? 0 : waitFor(tokens);
+    },
     /** Takes one token; returns 0 when allowed, otherwise the seconds to wait (Retry-After). */
     take(key: string): number {
       if (options.rate <= 0) return 0;
@@ -36,7 +44,7 @@ export function createRateLimiter(options: { rate: number; burst: number }, now:
         bucket.tokens -= 1;
         return 0;
       }
-      return Math.max(1, Math.ceil((1 - bucket.tokens) / options.rate));
+      return waitFor(bucket.tokens);
     },
   };
 }

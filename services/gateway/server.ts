@@ -6,8 +6,16 @@ import { createGateway, type GatewayOptions } from './app.ts';
 import type { Clients } from './functions.ts';
 
 /** Serves the gateway on host:port (0: any free port). */
-export async function startGatewayServer(options: { clients: Clients; rateLimit: { rate: number; burst: number }; log: Logger; host: string; port: number; metrics?: GatewayOptions['metrics'] }) {
-  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, log: options.log, metrics: options.metrics });
+export async function startGatewayServer(options: {
+  clients: Clients;
+  rateLimit: { rate: number; burst: number };
+  trustProxy?: number;
+  log: Logger;
+  host: string;
+  port: number;
+  metrics?: GatewayOptions['metrics'];
+}) {
+  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log, metrics: options.metrics });
   const server: Server = createServer(app.callback());
   server.on('clientError', answerClientError);
   // Keep-alive sockets outliving the client's idle timeout cause spurious resets; stay above common defaults.

@@ -9,6 +9,7 @@ import {
   GroupDeleteMode,
   JobAction,
   JobsService as JobsServiceDesc,
+  type AdminService as AdminServiceDesc,
 } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { settingsFromProto, settingsToProtoJob } from '../../shared/grpc/jobSettingsProto.ts';
@@ -66,8 +67,7 @@ const DELETE_MODES: Record<number, 'ungroup' | 'vanish' | 'empty'> = {
 };
 
 /** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
-/** `accountJobLimit`: the job limit of an account created without one. */
-export function jobsGrpcImpl(service: JobsService, clock: Clock, accountJobLimit = DEFAULT_ACCOUNT_JOB_LIMIT): Impl {
+export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
   const jobs = (entries: JobEntry[]) => ({ jobs: entries.map((e) => toProtoJob(e, clock.now())) });
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
@@ -126,6 +126,13 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock, accountJobLimit
       if (r.timezone === undefined) return toProtoAccount(service.getAccount(Number(r.id)));
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
+  };
+}
+
+/** The operator's calls (AdminService): served on their own port, behind the admin credential. */
+/** `accountJobLimit`: the job limit of an account created without one. */
+export function adminGrpcImpl(service: JobsService, accountJobLimit = DEFAULT_ACCOUNT_JOB_LIMIT): ServiceImpl<(typeof AdminServiceDesc)['method']> {
+  return {
     createAccount: async (r) => {
       const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit ?? accountJobLimit);
       return { account: toProtoAccount(account), token };

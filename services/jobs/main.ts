@@ -1,7 +1,9 @@
 import { systemClock } from '../../shared/clock.ts';
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
+import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
@@ -12,12 +14,23 @@ import { startJobsServer } from './server.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('jobs', {}, config.LOG_LEVEL);
+const credentials = grpcCredentialsOrExit(config, 'service', log);
+const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 const store = openStore(config);
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
-const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs' })) : undefined;
+const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', auth: natsAuthOrExit(config, 'jobs') })) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
-const server = await startJobsServer({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`, accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT });
+const server = await startJobsServer({
+  store,
+  bus,
+  clock: systemClock,
+  log,
+  address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`,
+  credentials,
+  admin: { address: `${config.GRPC_HOST}:${config.ADMIN_GRPC_PORT}`, credentials: adminCredentials },
+  accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT,
+});
 collectProcessMetrics();
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {

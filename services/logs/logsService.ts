@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Bus, Consumer } from '../../shared/bus/bus.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import type { Logger } from '../../shared/log.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
@@ -21,6 +22,8 @@ export interface LogsServiceOptions extends LogsViewOptions {
   log: Logger;
   /** host:port for gRPC; port 0 picks one. */
   address: string;
+  /** Who may call it (none: anyone who reaches the address; only for tests and an explicit insecure flag). */
+  credentials?: GrpcCredentials;
 }
 
 export interface LogsServiceHandle {
@@ -55,14 +58,14 @@ function openView(options: LogsServiceOptions): LogsView {
 export async function startLogsService(options: LogsServiceOptions): Promise<LogsServiceHandle> {
   const { bus, log } = options;
   const view = openView(options);
-  const server = createGrpcServer();
+  const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
     await ensureTopology(bus);
     const durable = await durableOf(view);
     consumer = await bus.consume({ ...CONSUMERS.logs, durable, deliverPolicy: 'all' }, createRecorder(view, log));
     addService(server, LogsService, logsGrpcImpl(view), log);
-    const port = await startServer(server, options.address);
+    const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('logs service listening', { address, durable, size: await view.size() });
     return {

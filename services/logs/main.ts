@@ -1,6 +1,8 @@
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
+import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { logsStoreChoice } from '../../shared/openStore.ts';
@@ -15,12 +17,13 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: required to run the logs service on its own (e.g. nats://127.0.0.1:4222)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs' }).then(measuredBus, (error: unknown) => {
+const credentials = grpcCredentialsOrExit(config, 'service', log);
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', auth: natsAuthOrExit(config, 'logs') }).then(measuredBus, (error: unknown) => {
   process.stderr.write(`logs: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
 const db = logsStoreChoice(config);
-const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbUrl: db.url } : { dbPath: db.path }), log, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}` }).catch(
+const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbUrl: db.url } : { dbPath: db.path }), log, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}`, credentials }).catch(
   async (error: unknown) => {
     log.error('logs service failed to start', { error });
     await bus.close().catch(() => undefined);

@@ -1,7 +1,9 @@
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
@@ -16,7 +18,8 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: required to run the notifier on its own (e.g. nats://127.0.0.1:4222)\n');
   process.exit(1);
 }
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier' }).then(measuredBus, (error: unknown) => {
+const credentials = grpcCredentialsOrExit(config, 'service', log);
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', auth: natsAuthOrExit(config, 'notifier') }).then(measuredBus, (error: unknown) => {
   process.stderr.write(`notifier: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
@@ -27,6 +30,7 @@ const notifier = await startNotifier({
   clock: systemClock,
   log,
   address: `${config.GRPC_HOST}:${config.NOTIFIER_GRPC_PORT}`,
+  credentials,
   allowNetworks: config.TOCK_ALLOW_NETWORKS,
   smtp: smtpSettings(config),
   publicUrl: config.TOCK_PUBLIC_URL,

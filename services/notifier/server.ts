@@ -5,6 +5,7 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { NotificationSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import type { Logger } from '../../shared/log.ts';
 import { notifications } from '../../shared/metrics.ts';
 import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
@@ -23,6 +24,8 @@ export interface NotifierOptions {
   log: Logger;
   /** host:port for gRPC; port 0 picks one. */
   address: string;
+  /** Who may call it (none: anyone who reaches the address; only for tests and an explicit insecure flag). */
+  credentials?: GrpcCredentials;
   allowNetworks: string[];
   smtp?: SmtpSettings;
   publicUrl?: string;
@@ -88,12 +91,12 @@ export async function startNotifier(options: NotifierOptions) {
     },
   });
   const channels = createChannelService(store, view, clock, senders);
-  const server = createGrpcServer();
+  const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
     addService(server, NotifierService, notifierGrpcImpl(channels), log);
-    const port = await startServer(server, options.address);
+    const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('notifier listening', { address });
     void dispatcher.tick();
@@ -120,13 +123,13 @@ export async function startNotifier(options: NotifierOptions) {
 }
 
 /** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
-export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
+export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
   const view = new NotifierView(() => options.clock.now());
   await view.start(options.store, (error) => options.log.error('notifier view subscription failed', { error }));
   const senders = createSenders(options);
-  const server = createGrpcServer();
+  const server = createGrpcServer(options.credentials ?? {});
   addService(server, NotifierService, notifierGrpcImpl(createChannelService(options.store, view, options.clock, senders)), options.log);
-  const port = await startServer(server, options.address);
+  const port = await startServer(server, options.address, options.credentials ?? {});
   return {
     address: `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`,
     async stop() {

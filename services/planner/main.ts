@@ -1,7 +1,9 @@
 import type { Bus } from '../../shared/bus/bus.ts';
+import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit } from '../../shared/config.ts';
+import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
@@ -16,15 +18,16 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 const log = createLogger('planner', {}, config.LOG_LEVEL);
+const credentials = grpcCredentialsOrExit(config, 'service', log);
 const store = openStore(config);
 let bus: Bus;
 try {
-  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner' });
+  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', auth: natsAuthOrExit(config, 'planner') });
 } catch (error) {
   process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, credentials, leadMs: config.TOCK_DISPATCH_LEAD_MS });
 collectProcessMetrics();
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {

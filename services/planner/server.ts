@@ -4,6 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import type { Logger } from '../../shared/log.ts';
 import { watchPlanner } from '../../shared/metrics.ts';
 import { plannerGrpcImpl } from './grpcServer.ts';
@@ -16,6 +17,8 @@ export interface StartPlannerOptions {
   log: Logger;
   /** host:port for PlannerService (port 0: any free port). */
   address: string;
+  /** Who may call it (none: anyone who reaches the address; only for tests and an explicit insecure flag). */
+  credentials?: GrpcCredentials;
   /** Catch-up threshold at start (default 10 s): runs missed by less are published one by one, older ones collapse into one late run per job. */
   misfireMs?: number;
   /** Put runs on the bus this long before they are due (default 0; see PlannerOptions.leadMs). */
@@ -31,11 +34,11 @@ export async function startPlanner(options: StartPlannerOptions) {
   const planner = new Planner(options);
   await planner.start();
   const unwatch = watchPlanner(() => planner.stats());
-  const server = createGrpcServer();
+  const server = createGrpcServer(options.credentials ?? {});
   addService(server, PlannerService, plannerGrpcImpl(planner), log);
   let port: number;
   try {
-    port = await startServer(server, options.address);
+    port = await startServer(server, options.address, options.credentials ?? {});
   } catch (error) {
     unwatch();
     await planner.stop();

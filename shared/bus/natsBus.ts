@@ -12,6 +12,7 @@ import {
   type JsMsg,
   type StreamConfig as NatsStreamConfig,
 } from '@nats-io/jetstream';
+import type { NatsAuth } from './natsAuth.ts';
 import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
 
 /** NATS's default for pull consumers, made explicit so both adapters agree. */
@@ -42,12 +43,12 @@ function toRecord(h: MsgHdrs | undefined): Record<string, string> {
  * subscriptions for live fan-out. Acks are sent without waiting for the server's confirmation; a
  * lost ack means a redelivery, which at-least-once handlers already tolerate.
  */
-export async function connectNatsBus(url: string, options: { name?: string } = {}): Promise<Bus> {
+export async function connectNatsBus(url: string, options: { name?: string; auth?: NatsAuth } = {}): Promise<Bus> {
   let nc: NatsConnection;
   try {
     // noAsyncTraces: nats.js otherwise builds two Error objects (stack captures) per publish in
     // case it fails; that was a tenth of an executor's CPU. Our errors say what failed anyway.
-    nc = await connect({ servers: url, name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true });
+    nc = await connect({ servers: url, name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true, ...options.auth });
   } catch (e) {
     throw busError(`connect to NATS at ${url}`, e);
   }

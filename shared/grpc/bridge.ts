@@ -4,6 +4,7 @@ import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2
 import { randomUUID } from 'node:crypto';
 import { AppError, isAppError, isErrorKind } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { callMetadata, channelCredentials, channelOptions, serverCredentials, tokenInterceptor, type GrpcCredentials } from './grpcAuth.ts';
 import { GRPC_STATUS, UNREACHABLE } from './grpcStatus.ts';
 
 /**
@@ -73,14 +74,21 @@ function toServiceError(error: unknown, where: string, log: Logger): Partial<grp
   return { code: grpc.status.INTERNAL, details: `internal error (request id ${requestId})`, metadata };
 }
 
-/** A grpc-js server with message limits to match the clients' (large log pages, batch replies). */
-export const createGrpcServer = () =>
-  new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.max_send_message_length': 64 * 1024 * 1024 });
+/**
+ * A grpc-js server with message limits to match the clients' (large log pages, batch replies).
+ * With a token in `credentials`, every call must carry it (checked before any handler runs).
+ */
+export const createGrpcServer = (credentials: GrpcCredentials) =>
+  new grpc.Server({
+    'grpc.max_receive_message_length': 64 * 1024 * 1024,
+    'grpc.max_send_message_length': 64 * 1024 * 1024,
+    interceptors: credentials.token ? [tokenInterceptor(credentials.token)] : [],
+  });
 
-/** Starts a server on host:port (port 0 picks one); resolves with the bound port. */
-export async function startServer(server: grpc.Server, address: string): Promise<number> {
+/** Starts a server on host:port (port 0 picks one), with TLS when `credentials` has it; resolves with the bound port. */
+export async function startServer(server: grpc.Server, address: string, credentials: GrpcCredentials): Promise<number> {
   return new Promise((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+    server.bindAsync(address, serverCredentials(credentials), (error, port) => (error ? reject(error) : resolve(port))),
   );
 }
 
@@ -98,9 +106,16 @@ export async function stopServer(server: grpc.Server, graceMs = 2000) {
 }
 
 /** A promise-based client; each call has a deadline so a dead peer becomes an error, not a hang. */
-export function createClient<S extends GenServiceMethods>(service: GenService<S>, address: string, options: { deadlineMs?: number } = {}): ServiceClient<S> {
+export function createClient<S extends GenServiceMethods>(
+  service: GenService<S>,
+  address: string,
+  credentials: GrpcCredentials,
+  options: { deadlineMs?: number } = {},
+): ServiceClient<S> {
   const Ctor = grpc.makeGenericClientConstructor(definitionOf(service), service.typeName);
-  const client = new Ctor(address, grpc.credentials.createInsecure(), {
+  const metadata = callMetadata(credentials);
+  const client = new Ctor(address, channelCredentials(credentials), {
+    ...channelOptions(credentials),
     'grpc.keepalive_time_ms': 30_000,
     // Replies such as 1000 log entries of 8 KiB each exceed grpc-js's 4 MiB default.
     'grpc.max_receive_message_length': 64 * 1024 * 1024,
@@ -113,7 +128,7 @@ export function createClient<S extends GenServiceMethods>(service: GenService<S>
     stub[method.localName] = (request: any) =>
       new Promise((resolve, reject) => {
         const message = create(method.input, request);
-        (client as any)[method.localName](message, { deadline: Date.now() + deadlineMs }, (error: grpc.ServiceError | null, reply: any) =>
+        (client as any)[method.localName](message, metadata.clone(), { deadline: Date.now() + deadlineMs }, (error: grpc.ServiceError | null, reply: any) =>
           error ? reject(fromServiceError(error)) : resolve(reply),
         );
       });
@@ -124,6 +139,8 @@ export function createClient<S extends GenServiceMethods>(service: GenService<S>
 function fromServiceError(error: grpc.ServiceError): AppError {
   const kind = error.metadata?.get(KIND_HEADER)[0];
   if (isErrorKind(kind)) return new AppError(kind, error.details, { cause: error });
+  // The peer refused our credential: an operator's problem, never the API client's (no 401 upstream).
+  if (error.code === grpc.status.UNAUTHENTICATED) return new AppError('INTERNAL', `service call refused: ${error.details}`, { cause: error });
   // No kind: the peer never answered (down, unreachable, past the deadline). Worth a retry.
   if (UNREACHABLE.has(error.code)) return new AppError('UNAVAILABLE', `service unavailable: ${error.details}`, { cause: error });
   return new AppError('INTERNAL', error.details || error.message, { cause: error });

@@ -1,6 +1,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import type { NatsAuth } from '../bus/natsAuth.ts';
 import { takeSlot, type Holders, type Leases } from './leases.ts';
 
 const decoder = new TextDecoder();
@@ -10,8 +11,8 @@ const encoder = new TextEncoder();
  * Leases in a NATS KV bucket: each key holds its holders as JSON, changed only with
  * compare-and-set on the entry's revision, so replicas racing for the last slot cannot both win.
  */
-export async function connectNatsLeases(url: string, bucket = 'tock_instances', now: () => number = Date.now): Promise<Leases> {
-  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases', noAsyncTraces: true });
+export async function connectNatsLeases(url: string, bucket = 'tock_instances', now: () => number = Date.now, auth: NatsAuth = {}): Promise<Leases> {
+  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases', noAsyncTraces: true, ...auth });
   const kv: KV = await new Kvm(nc).create(bucket, { history: 1 });
 
   const change = async (key: string, fn: (holders: Holders) => Holders | null): Promise<boolean> => {

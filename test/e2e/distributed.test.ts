@@ -5,21 +5,23 @@ import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
 import { capture } from '../support/capture.ts';
+import { makeTestPki, tlsEnv } from '../support/certs.ts';
 import { nth } from '../support/nth.ts';
 import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { startTarget, waitFor } from '../support/target.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
-describe('distributed mode: every service its own process, on NATS', function () {
+describe('distributed mode: every service its own process, on NATS, gRPC over mutual TLS plus the service token', function () {
   this.timeout(90_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-dist-'));
+  const pki = makeTestPki();
   const procs: ServiceProcess[] = [];
   let env: DistributedEnv;
   let api: ReturnType<typeof apiClient>;
 
   before(async () => {
-    env = await distributedEnv(dataDir, { NATS_URL });
+    env = await distributedEnv(dataDir, { NATS_URL, ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
     procs.push(await startService('jobs', env, /jobs service listening/));
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'dist'], env);
@@ -31,6 +33,7 @@ describe('distributed mode: every service its own process, on NATS', function ()
   after(async () => {
     for (const p of procs.reverse()) await p.kill();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(pki.dir, { recursive: true, force: true });
   });
 
   it('serves cron_add and cron_get through the gateway process and the jobs process', async () => {

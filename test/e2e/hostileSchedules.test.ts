@@ -94,7 +94,7 @@ describe('hostile schedules and the per-account job limit (embedded mode)', func
   });
 
   it('gives accounts created without a limit the configured default (error 7 beyond it); 0 is no limit', async () => {
-    const { account, token } = await system.jobsClient.createAccount({ name: 'limited', timezone: 'UTC' });
+    const { account, token } = await system.adminClient.createAccount({ name: 'limited', timezone: 'UTC' });
     expect(account!.jobLimit).to.equal(3);
     const limited = apiClient(system.baseUrl, token);
     expect((await ok(limited.call('account_get'))).cron).to.equal(3);
@@ -103,7 +103,7 @@ describe('hostile schedules and the per-account job limit (embedded mode)', func
     expect(await fails(limited.call('cron_add', { url: 'https://example.com/l4' }), 7)).to.match(/at most 3 cron jobs/);
     expect(await ok<any[]>(limited.call('cron_list'))).to.have.length(3);
 
-    const free = await system.jobsClient.createAccount({ name: 'unlimited', timezone: 'UTC', jobLimit: 0 });
+    const free = await system.adminClient.createAccount({ name: 'unlimited', timezone: 'UTC', jobLimit: 0 });
     expect(free.account!.jobLimit).to.equal(0);
     const unlimited = apiClient(system.baseUrl, free.token);
     await ok(unlimited.call('cron_batch_add', { data: [1, 2, 3, 4].map((n) => ({ url: `https://example.com/u${n}` })) }));

@@ -1,17 +1,15 @@
 import { expect } from 'chai';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
+import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 import { capture } from '../support/capture.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const JOBS = 200;
 const SECONDS = Number(process.env.TOCK_FAULT_SECONDS ?? 30);
 // sqlite (default): one file shared by the processes of this machine. postgres: the event store and
@@ -25,15 +23,7 @@ const READY: Partial<Record<string, RegExp>> = {
   gateway: /gateway listening/,
 };
 
-/** Deletes the shared streams so nothing from another test (or run) leaks into this one. */
-async function resetStreams() {
-  const nc = await connect({ servers: NATS_URL });
-  const jsm = await jetstreamManager(nc);
-  for (const name of ['RUNS', 'EXECUTIONS']) await jsm.streams.delete(name).catch(() => undefined);
-  await nc.close();
-}
-
-describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs every second for ${SECONDS} s, every service its own process, on ${STORE}`, function () {
+describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs every second for ${SECONDS} s, every service its own process, on ${STORE} (authenticated gRPC, each service its own NATS user)`, function () {
   this.timeout((SECONDS + 180) * 1000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-fault-'));
   const schema = schemaName('tock_fault');
@@ -42,12 +32,15 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
   const running = new Map<string, ServiceProcess>();
   let env: DistributedEnv;
   let planner2Port: string;
+  // A nats-server of its own with deploy/k8s/base/nats.conf: no stream of another test leaks in, and every service runs with only its own rights.
+  let nats: Awaited<ReturnType<typeof startNatsWithUsers>>;
 
   const start = async (key: string, extra: Record<string, string> = {}) => {
     const name = key.replace(/-\d+$/, '');
     const ready = READY[name];
     if (!ready) throw new Error(`no readiness line known for ${name}`);
-    running.set(key, await startService(name, { ...env, TOCK_SERVER_NAME: key, ...extra }, ready, 120_000));
+    const user = name === 'gateway' ? {} : nats.envOf(name as NatsUser);
+    running.set(key, await startService(name, { ...env, ...user, TOCK_SERVER_NAME: key, ...extra }, ready, 120_000));
   };
   const crash = async (key: string) => {
     await running.get(key)!.kill('SIGKILL');
@@ -56,14 +49,14 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
 
   before(async function () {
     if (STORE === 'postgres') await requirePostgres.call(this);
-    await resetStreams();
+    nats = await startNatsWithUsers();
     const store: Record<string, string> = STORE === 'postgres' ? { EVENTSTORE_URL: urlWithSchema(schema) } : {};
     planner2Port = String(await freePort());
-    env = await distributedEnv(dataDir, { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: planner2Port, ...store });
+    env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: planner2Port, ...store });
     const keys = ['jobs', 'logs', 'executor-1', 'executor-2'];
     if (STORE === 'postgres') {
       const other = await distributedEnv(join(dataDir, 'replica-2'));
-      replica2 = { JOBS_GRPC_PORT: other.JOBS_GRPC_PORT, JOBS_ADDR: other.JOBS_ADDR, LOGS_GRPC_PORT: other.LOGS_GRPC_PORT, LOGS_ADDR: other.LOGS_ADDR, PORT: other.PORT };
+      replica2 = { JOBS_GRPC_PORT: other.JOBS_GRPC_PORT, JOBS_ADDR: other.JOBS_ADDR, LOGS_GRPC_PORT: other.LOGS_GRPC_PORT, LOGS_ADDR: other.LOGS_ADDR, PORT: other.PORT, ADMIN_GRPC_PORT: other.ADMIN_GRPC_PORT ?? '' };
       keys.push('jobs-2', 'logs-2');
     }
     // Two waves: a dozen processes compiling at once on a small machine can outlast the start timeout.
@@ -77,6 +70,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
 
   after(async () => {
     for (const p of running.values()) await p.kill('SIGKILL');
+    await nats?.stop();
     rmSync(dataDir, { recursive: true, force: true });
     if (STORE === 'postgres') await Promise.all([dropSchema(schema), dropSchema(`${schema}_logs`)]).catch(() => undefined);
   });

@@ -10,6 +10,7 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { createJob, eventually, execute, startReceiver } from '../integration/notifier/harness.ts';
+import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 import { freePort, startService, type ServiceProcess } from '../support/processes.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -28,9 +29,12 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
   const procs: ServiceProcess[] = [];
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
+  // The notifier's gRPC port wants this token, as every distributed service's does.
+  const grpcToken = randomToken();
   const startNotifier = async (port: number) => {
     const env = {
       NATS_URL,
+      TOCK_GRPC_TOKEN: grpcToken,
       DATA_DIR: dataDir,
       NOTIFIER_GRPC_PORT: String(port),
       TOCK_ALLOW_NETWORKS: '127.0.0.0/8',
@@ -63,7 +67,7 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
     await ensureTopology(bus);
     const port1 = await freePort();
     const first = await startNotifier(port1);
-    const client = createClient(NotifierService, `127.0.0.1:${port1}`);
+    const client = createClient(NotifierService, `127.0.0.1:${port1}`, { token: grpcToken });
     for (const accountId of ACCOUNTS) {
       await client.channelAdd({ accountId: BigInt(accountId), type: 'webhook', url: `${receiver.url}/account/${accountId}` });
       for (let j = 1; j <= JOBS_PER_ACCOUNT; j++) await createJob(store, accountId * 1000 + j, {}, accountId);

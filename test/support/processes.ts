@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 
 /** A free loopback port (bound, then released: good enough for tests on one machine). */
 export async function freePort(): Promise<number> {
@@ -74,12 +76,20 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
 
 /** The settings distributedEnv always sets (tests read them back), and whatever else a test adds. */
 export type DistributedEnv = Record<string, string> &
-  Record<'DATA_DIR' | 'JOBS_GRPC_PORT' | 'PLANNER_GRPC_PORT' | 'LOGS_GRPC_PORT' | 'JOBS_ADDR' | 'PLANNER_ADDR' | 'LOGS_ADDR' | 'PORT', string>;
+  Record<'DATA_DIR' | 'JOBS_GRPC_PORT' | 'PLANNER_GRPC_PORT' | 'LOGS_GRPC_PORT' | 'JOBS_ADDR' | 'PLANNER_ADDR' | 'LOGS_ADDR' | 'PORT', string> &
+  Record<'TOCK_GRPC_TOKEN' | 'TOCK_ADMIN_TOKEN' | 'ADMIN_GRPC_PORT' | 'ADMIN_ADDR', string>;
 
-/** The environment of a distributed deployment on loopback: free ports, each service findable by the others. */
+/**
+ * The environment of a distributed deployment on loopback: free ports, each service findable by
+ * the others, gRPC authenticated by fresh service and admin tokens (as a deployment must be).
+ */
 export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<DistributedEnv> {
-  const [jobsPort, plannerPort, logsPort, httpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [jobsPort, plannerPort, logsPort, httpPort, adminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   return {
+    TOCK_GRPC_TOKEN: randomToken(),
+    TOCK_ADMIN_TOKEN: randomToken(),
+    ADMIN_GRPC_PORT: String(adminPort),
+    ADMIN_ADDR: `127.0.0.1:${adminPort}`,
     DATA_DIR: dataDir,
     JOBS_GRPC_PORT: String(jobsPort),
     PLANNER_GRPC_PORT: String(plannerPort),
@@ -92,4 +102,10 @@ export async function distributedEnv(dataDir: string, extra: Record<string, stri
     TOCK_RATE_LIMIT: '0',
     ...extra,
   };
+}
+
+/** What a test's own gRPC client presents to the services of `env` (the gateway's identity, or the operator's). */
+export function credentialsOf(env: Record<string, string>, identity: 'service' | 'admin' = 'service'): GrpcCredentials {
+  const token = identity === 'admin' ? env.TOCK_ADMIN_TOKEN : env.TOCK_GRPC_TOKEN;
+  return { token: token || undefined };
 }

@@ -2,13 +2,14 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient, type ServiceClient } from '../../shared/grpc/bridge.ts';
 import { apiClient, type ApiClient } from './api.ts';
 import { startTestSystem, TEST_TOKEN } from './embedded.ts';
-import { distributedEnv, startService, type DistributedEnv, type ServiceProcess } from './processes.ts';
+import { credentialsOf, distributedEnv, startService, type DistributedEnv, type ServiceProcess } from './processes.ts';
 
 export type JobsClient = ServiceClient<(typeof JobsService)['method']>;
+export type AdminClient = ServiceClient<(typeof AdminService)['method']>;
 
 /** A running Tock, in either run mode, as the API tests see it. */
 export interface ApiTarget {
@@ -17,16 +18,18 @@ export interface ApiTarget {
   dataDir: string;
   /** The first account (token TEST_TOKEN). */
   api: ApiClient;
-  /** The operator's way in (what the CLI uses). */
+  /** The gateway's way in. */
   jobs: JobsClient;
+  /** The operator's way in (what the CLI uses). */
+  admin: AdminClient;
   /** A fresh account; its client. */
   newAccount(options?: { name?: string; timezone?: string; jobLimit?: number }): Promise<ApiClient & { accountId: number }>;
   stop(): Promise<void>;
 }
 
 let accounts = 0;
-const makeNewAccount = (jobs: JobsClient, baseUrl: string) => async (options: { name?: string; timezone?: string; jobLimit?: number } = {}) => {
-  const { account, token } = await jobs.createAccount({ name: options.name ?? `acct${++accounts}`, timezone: options.timezone ?? 'UTC', jobLimit: options.jobLimit ?? 0 });
+const makeNewAccount = (admin: AdminClient, baseUrl: string) => async (options: { name?: string; timezone?: string; jobLimit?: number } = {}) => {
+  const { account, token } = await admin.createAccount({ name: options.name ?? `acct${++accounts}`, timezone: options.timezone ?? 'UTC', jobLimit: options.jobLimit ?? 0 });
   return Object.assign(apiClient(baseUrl, token), { accountId: Number(account!.id) });
 };
 
@@ -39,7 +42,8 @@ export async function embeddedTarget(env: Record<string, string> = {}): Promise<
     dataDir: system.dataDir,
     api: system.api,
     jobs: system.jobsClient,
-    newAccount: makeNewAccount(system.jobsClient, system.baseUrl),
+    admin: system.adminClient,
+    newAccount: makeNewAccount(system.adminClient, system.baseUrl),
     stop: () => system.destroy(),
   };
 }
@@ -64,8 +68,9 @@ export async function distributedTarget(): Promise<ApiTarget & { env: Distribute
     await stopAll();
     throw error;
   }
-  const jobs = createClient(JobsService, env.JOBS_ADDR);
-  await jobs.createAccount({ name: 'first', timezone: 'UTC', token: TEST_TOKEN, jobLimit: 0 });
+  const jobs = createClient(JobsService, env.JOBS_ADDR, credentialsOf(env));
+  const admin = createClient(AdminService, env.ADMIN_ADDR, credentialsOf(env, 'admin'));
+  await admin.createAccount({ name: 'first', timezone: 'UTC', token: TEST_TOKEN, jobLimit: 0 });
   const baseUrl = `http://127.0.0.1:${env.PORT}`;
   return {
     mode: 'distributed',
@@ -75,9 +80,11 @@ export async function distributedTarget(): Promise<ApiTarget & { env: Distribute
     dataDir,
     api: apiClient(baseUrl, TEST_TOKEN),
     jobs,
-    newAccount: makeNewAccount(jobs, baseUrl),
+    admin,
+    newAccount: makeNewAccount(admin, baseUrl),
     async stop() {
       jobs.close();
+      admin.close();
       await stopAll();
     },
   };

@@ -29,6 +29,38 @@ const GRPC = [
   { addr: 'NOTIFIER_ADDR', portVar: 'NOTIFIER_GRPC_PORT', service: 'notifier' },
 ] as const;
 const PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10'];
+/** Secrets the operator creates (deploy/README.md says how): never in the manifests, so never committed. */
+const OPERATOR_SECRETS = ['tock-grpc-tls', 'tock-admin-token', 'tock-nats', 'tock-eventstore', 'eventstore-tls'];
+
+/**
+ * The flows the architecture draws, as `from->to:PROTOCOL/port`: "any" is any source, "internet"
+ * 0.0.0.0/0 (minus private ranges, checked apart), "ns:<name>" a namespace.
+ */
+const ALL_PODS = ['gateway', 'jobs', 'planner', 'logs', 'executor', 'notifier', 'nats', 'eventstore'];
+const BUS_CLIENTS = ['jobs', 'planner', 'logs', 'executor', 'notifier'];
+const POD_TO_POD = [
+  'gateway->jobs:TCP/50051',
+  'gateway->planner:TCP/50052',
+  'gateway->logs:TCP/50053',
+  'gateway->notifier:TCP/50054',
+  ...BUS_CLIENTS.map((s) => `${s}->nats:TCP/4222`),
+  'jobs->eventstore:TCP/2113',
+  'planner->eventstore:TCP/2113',
+  'notifier->eventstore:TCP/2113',
+];
+const EXPECTED_INGRESS = ['any->gateway:TCP/8080', ...POD_TO_POD, ...ALL_PODS.map((p) => `ns:monitoring->${p}:TCP/9464`)];
+const EXPECTED_EGRESS = [...POD_TO_POD, 'executor->internet:*', 'notifier->internet:*', ...ALL_PODS.flatMap((p) => [`${p}->ns:kube-system:UDP/53`, `${p}->ns:kube-system:TCP/53`])];
+
+/** The PostgreSQL overlay draws PostgreSQL where the others draw EventStoreDB, and logs keep their read model there too. */
+function expectedFlows(where: string): { ingress: string[]; egress: string[] } {
+  if (!where.endsWith('overlays/postgres')) return { ingress: EXPECTED_INGRESS, egress: EXPECTED_EGRESS };
+  const swap = (flows: string[]) => [
+    ...flows.filter((f) => !f.includes('eventstore')).map((f) => f),
+    ...flows.filter((f) => f.includes('->eventstore:TCP/2113')).map((f) => f.replace('->eventstore:TCP/2113', '->postgres:TCP/5432')),
+    ...flows.filter((f) => /^(ns:monitoring|eventstore)->|^eventstore->/.test(f) && f.includes('eventstore')).map((f) => f.replaceAll('eventstore', 'postgres')),
+  ];
+  return { ingress: [...swap(EXPECTED_INGRESS), 'logs->postgres:TCP/5432'], egress: [...swap(EXPECTED_EGRESS), 'logs->postgres:TCP/5432'] };
+}
 
 interface Doc {
   file: string;
@@ -56,15 +88,27 @@ type PatchEntry = string | { path?: string; patch?: string };
 const patchEntries = (k: Obj): PatchEntry[] => [...(k.patches ?? []), ...(k.patchesStrategicMerge ?? [])];
 const patchPath = (p: PatchEntry) => (typeof p === 'string' ? p : p.path);
 
-/** The resources a kustomization directory emits before its own patches (recursively, bases included). */
+/**
+ * The resources a kustomization directory emits before its own patches (recursively, bases
+ * included), with its generated ConfigMaps (under their names, without kustomize's hash) and its
+ * commonLabels on pod templates (what network policies select on).
+ */
 function resourcesOf(dir: string): Doc[] {
   const k = kustomizationOf(dir);
-  return (k.resources ?? []).flatMap((entry: string) => {
+  const docs: Doc[] = (k.resources ?? []).flatMap((entry: string) => {
     const path = resolve(dir, entry);
     if (!existsSync(path)) return [];
     if (statSync(path).isDirectory()) return build(path);
     return parse(path).map((doc) => ({ file: path, doc }));
   });
+  for (const g of k.configMapGenerator ?? []) {
+    const data = Object.fromEntries((g.files ?? []).map((f: string) => [f, readFileSync(resolve(dir, f), 'utf8')]));
+    docs.push({ file: join(dir, 'kustomization.yaml'), doc: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: g.name }, data } });
+  }
+  if (!k.commonLabels) return docs;
+  return docs.map((d) =>
+    ['Deployment', 'StatefulSet'].includes(d.doc.kind) ? { ...d, doc: merge(d.doc, { spec: { template: { metadata: { labels: k.commonLabels } } } }) } : d,
+  );
 }
 
 /** resourcesOf plus the kustomization's strategic-merge patches (enough of kustomize for these checks). */
@@ -90,11 +134,30 @@ function parse2(text: string): Obj[] {
   return loadAll(text, { schema: YAML11_SCHEMA }).filter((d): d is Obj => d !== null && typeof d === 'object');
 }
 
-/** Map merge only (what the ConfigMap and replica patches need); lists are replaced. */
+/**
+ * Strategic merge as far as these manifests need it: maps merge; lists of named items (containers,
+ * env, volumes) merge by name, `$patch: delete` removing one; other lists are replaced.
+ */
 function merge(target: Obj, patch: Obj): Obj {
   const out: Obj = { ...target };
   for (const [key, value] of Object.entries(patch)) {
-    out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+    if (Array.isArray(value) && Array.isArray(out[key])) out[key] = mergeList(out[key], value);
+    else out[key] = value && typeof value === 'object' && !Array.isArray(value) && out[key] && typeof out[key] === 'object' ? merge(out[key], value) : value;
+  }
+  return out;
+}
+
+const named_ = (x: unknown): x is Obj => !!x && typeof x === 'object' && typeof (x as Obj).name === 'string';
+
+function mergeList(target: unknown[], patch: unknown[]): unknown[] {
+  if (!patch.every(named_) || !target.every(named_)) return patch;
+  const out = [...target] as Obj[];
+  for (const item of patch as Obj[]) {
+    const i = out.findIndex((t) => t.name === item.name);
+    if (item.$patch === 'delete') {
+      if (i >= 0) out.splice(i, 1);
+    } else if (i >= 0) out[i] = merge(out[i]!, item);
+    else out.push(item);
   }
   return out;
 }
@@ -108,6 +171,30 @@ const isTock = (c: Obj) => c.image === 'tock';
 const selects = (selector: Obj | undefined, labels: Obj | undefined) =>
   !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 const selectedBy = (docs: Doc[], selector: Obj | undefined) => workloads(docs).filter((w) => selects(selector, w.spec.template.metadata?.labels));
+
+/** Every flow the NetworkPolicies allow, per direction (see EXPECTED_INGRESS for the notation). */
+function flowsOf(docs: Doc[]) {
+  const peers = (peer: Obj): string[] => {
+    if (peer.ipBlock) return [peer.ipBlock.cidr === '0.0.0.0/0' ? 'internet' : peer.ipBlock.cidr];
+    if (peer.namespaceSelector) return [`ns:${peer.namespaceSelector.matchLabels?.['kubernetes.io/metadata.name'] ?? '*'}`];
+    return selectedBy(docs, peer.podSelector?.matchLabels).map((w) => w.metadata.name);
+  };
+  const portsOf = (rule: Obj): string[] => (rule.ports ? rule.ports.map((p: Obj) => `${p.protocol ?? 'TCP'}/${p.port}`) : ['*']);
+  const ingress = new Set<string>();
+  const egress = new Set<string>();
+  for (const p of ofKind(docs, 'NetworkPolicy')) {
+    const targets = selectedBy(docs, p.spec.podSelector?.matchLabels).map((w) => w.metadata.name);
+    for (const rule of p.spec.ingress ?? []) {
+      const from = rule.from ? rule.from.flatMap(peers) : ['any'];
+      for (const t of targets) for (const f of from) for (const port of portsOf(rule)) ingress.add(`${f}->${t}:${port}`);
+    }
+    for (const rule of p.spec.egress ?? []) {
+      const to = rule.to ? rule.to.flatMap(peers) : ['any'];
+      for (const t of targets) for (const d of to) for (const port of portsOf(rule)) egress.add(`${t}->${d}:${port}`);
+    }
+  }
+  return { ingress, egress };
+}
 
 /** A Service or probe port (number or container port name) as a container port number. */
 function containerPort(container: Obj, port: number | string): number | undefined {
@@ -177,7 +264,8 @@ describe('deploy manifests (deploy/k8s)', () => {
     it('every YAML file in a kustomization directory is used by it (no manifest silently left out)', () => {
       for (const dir of kustomizationDirs) {
         const k = kustomizationOf(dir);
-        const used = new Set<string>([join(dir, 'kustomization.yaml'), ...(k.resources ?? []).map((e: string) => resolve(dir, e)), ...patchEntries(k).flatMap((e) => (patchPath(e) ? [resolve(dir, patchPath(e)!)] : []))]);
+        const generated = (k.configMapGenerator ?? []).flatMap((g: Obj) => (g.files ?? []).map((f: string) => resolve(dir, f)));
+        const used = new Set<string>([join(dir, 'kustomization.yaml'), ...generated, ...(k.resources ?? []).map((e: string) => resolve(dir, e)), ...patchEntries(k).flatMap((e) => (patchPath(e) ? [resolve(dir, patchPath(e)!)] : []))]);
         for (const file of readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).map((n) => join(dir, n))) expect(used.has(file), `${rel(file)} is listed in ${rel(dir)}/kustomization.yaml`).to.equal(true);
       }
     });
@@ -246,7 +334,7 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('every ConfigMap and Secret a pod refers to exists in the base and in every overlay build, unless marked optional', () => {
+    it('every ConfigMap and Secret a pod refers to exists in the base and in every overlay build, unless marked optional or made by the operator', () => {
       for (const [where, docs] of [['base', base], ...overlayDirs.map((dir) => [rel(dir), build(dir)] as const)] as const) {
         for (const w of workloads(docs)) {
           const pod = podSpec(w);
@@ -255,21 +343,59 @@ describe('deploy manifests (deploy/k8s)', () => {
               ...(c.envFrom ?? []).flatMap((e: Obj) => [e.configMapRef && { kind: 'ConfigMap', ...e.configMapRef }, e.secretRef && { kind: 'Secret', ...e.secretRef }].filter(Boolean)),
               ...(c.env ?? []).flatMap((e: Obj) => [e.valueFrom?.configMapKeyRef && { kind: 'ConfigMap', ...e.valueFrom.configMapKeyRef }, e.valueFrom?.secretKeyRef && { kind: 'Secret', ...e.valueFrom.secretKeyRef }].filter(Boolean)),
             ];
-            for (const ref of refs) if (!ref.optional) expect(named(docs, ref.kind, ref.name), `${where}: ${w.metadata.name}/${c.name} refers to ${ref.kind} ${ref.name}`).to.be.an('object');
+            for (const ref of refs) if (!ref.optional && !(ref.kind === 'Secret' && OPERATOR_SECRETS.includes(ref.name))) expect(named(docs, ref.kind, ref.name), `${where}: ${w.metadata.name}/${c.name} refers to ${ref.kind} ${ref.name}`).to.be.an('object');
           }
           for (const v of pod.volumes ?? []) {
-            if (v.secret && !v.secret.optional) expect(named(docs, 'Secret', v.secret.secretName), `${where}: ${w.metadata.name} volume ${v.name} Secret ${v.secret.secretName}`).to.be.an('object');
+            if (v.secret && !v.secret.optional && !OPERATOR_SECRETS.includes(v.secret.secretName)) expect(named(docs, 'Secret', v.secret.secretName), `${where}: ${w.metadata.name} volume ${v.name} Secret ${v.secret.secretName}`).to.be.an('object');
             if (v.configMap && !v.configMap.optional) expect(named(docs, 'ConfigMap', v.configMap.name), `${where}: ${w.metadata.name} volume ${v.name} ConfigMap ${v.configMap.name}`).to.be.an('object');
           }
         }
       }
     });
 
-    it('the executor gets no Secret (it runs requests that users supply)', () => {
+    it('the executor gets no Secret but its own NATS password (it runs requests that users supply)', () => {
       const executor = named(base, 'Deployment', 'executor')!;
-      const usesSecret = containersOf(executor).some((c) => (c.envFrom ?? []).some((e: Obj) => e.secretRef) || (c.env ?? []).some((e: Obj) => e.valueFrom?.secretKeyRef));
-      expect(usesSecret, 'executor env refers to a Secret').to.equal(false);
+      const refs = containersOf(executor).flatMap((c) => [
+        ...(c.envFrom ?? []).filter((e: Obj) => e.secretRef).map((e: Obj) => `${e.secretRef.name}/*`),
+        ...(c.env ?? []).filter((e: Obj) => e.valueFrom?.secretKeyRef).map((e: Obj) => `${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`),
+      ]);
+      expect(refs).to.deep.equal(['tock-nats/executor']);
       expect((podSpec(executor).volumes ?? []).some((v: Obj) => v.secret), 'executor mounts a Secret').to.equal(false);
+    });
+
+    it('each Tock service connects to NATS as its own user, with its own key of tock-nats; the gateway not at all', () => {
+      for (const name of ['jobs', 'planner', 'logs', 'executor', 'notifier']) {
+        const env: Obj[] = containersOf(named(base, 'Deployment', name)!)[0]!.env;
+        expect(env.find((e) => e.name === 'NATS_USER')?.value, name).to.equal(name);
+        expect(env.find((e) => e.name === 'NATS_PASSWORD')?.valueFrom?.secretKeyRef, name).to.deep.equal({ name: 'tock-nats', key: name });
+      }
+      expect(containersOf(named(base, 'Deployment', 'gateway')!)[0]!.env ?? []).to.deep.equal([]);
+      const conf = named(base, 'ConfigMap', 'nats-config')!.data['nats.conf'] as string;
+      const natsEnv: Obj[] = containersOf(named(base, 'StatefulSet', 'nats')!)[0]!.env;
+      for (const user of ['planner', 'executor', 'jobs', 'logs', 'notifier', 'subscriber']) {
+        const variable = `NATS_${user.toUpperCase()}_PASSWORD`;
+        expect(conf, `nats.conf user ${user}`).to.contain(`user: "${user}"\n      password: $${variable}`);
+        expect(natsEnv.find((e) => e.name === variable)?.valueFrom?.secretKeyRef, variable).to.deep.equal({ name: 'tock-nats', key: user });
+      }
+    });
+
+    it('gRPC: the gateway, jobs, planner and logs mount the TLS Secret where tock-config points; only jobs gets the admin token', () => {
+      const config = loadConfig(baseConfig as Record<string, string>);
+      for (const name of ['gateway', 'jobs', 'planner', 'logs', 'executor']) {
+        const w = named(base, 'Deployment', name)!;
+        const mounts: Obj[] = containersOf(w)[0]!.volumeMounts;
+        const secretOf = (mount: Obj | undefined) => (podSpec(w).volumes ?? []).find((v: Obj) => v.name === mount?.name)?.secret?.secretName;
+        const tls = mounts.find((m) => config.TOCK_GRPC_TLS_CA!.startsWith(`${m.mountPath}/`));
+        expect(secretOf(tls), `${name} TLS`).to.equal(name === 'executor' ? undefined : 'tock-grpc-tls');
+        const admin = containersOf(w)[0]!.env?.find((e: Obj) => e.name === 'TOCK_ADMIN_TOKEN_FILE')?.value as string | undefined;
+        expect(secretOf(mounts.find((m) => admin?.startsWith(`${m.mountPath}/`))), `${name} admin token`).to.equal(name === 'jobs' ? 'tock-admin-token' : undefined);
+      }
+      for (const s of ofKind(base, 'Service')) for (const p of s.spec.ports) expect(p.port, `Service ${s.metadata.name} exposes no admin port`).to.not.equal(config.ADMIN_GRPC_PORT);
+    });
+
+    it('deploy/README.md tells how to create every Secret the operator provides', () => {
+      const readme = readFileSync(join(ROOT, 'deploy/README.md'), 'utf8');
+      for (const name of OPERATOR_SECRETS) expect(readme, name).to.contain(name);
     });
   });
 
@@ -314,12 +440,16 @@ describe('deploy manifests (deploy/k8s)', () => {
       });
     }
 
-    it('NATS_URL reaches the NATS StatefulSet, ESDB_URL the EventStoreDB one', () => {
-      for (const [key, expected] of [['NATS_URL', 'nats'], ['ESDB_URL', 'eventstore']] as const) {
-        const url = new URL(String(baseConfig?.[key]));
-        const { target } = expectRoute(base, key, url.hostname, Number(url.port));
-        expect(target.kind, key).to.equal('StatefulSet');
-        expect(target.metadata.name, key).to.equal(expected);
+    it('NATS_URL reaches the NATS StatefulSet; the eventstore Service the EventStoreDB one, whose URL comes from a Secret', () => {
+      const url = new URL(String(baseConfig?.NATS_URL));
+      const { target } = expectRoute(base, 'NATS_URL', url.hostname, Number(url.port));
+      expect(target.kind).to.equal('StatefulSet');
+      expect(target.metadata.name).to.equal('nats');
+      expect(expectRoute(base, 'eventstore', 'eventstore', 2113).target.metadata.name).to.equal('eventstore');
+      expect(baseConfig, 'ESDB_URL (with credentials) is not in the ConfigMap').to.not.have.property('ESDB_URL');
+      for (const name of ['jobs', 'planner']) {
+        const env: Obj[] = containersOf(named(base, 'Deployment', name)!)[0]!.env;
+        expect(env.find((e) => e.name === 'ESDB_URL')?.valueFrom?.secretKeyRef, name).to.deep.equal({ name: 'tock-eventstore', key: 'url' });
       }
     });
 
@@ -419,13 +549,18 @@ describe('deploy manifests (deploy/k8s)', () => {
 
     it('NATS and EventStoreDB keep their data on PersistentVolumeClaims', () => {
       const nats = named(base, 'StatefulSet', 'nats')!;
-      const natsArgs: string[] = containersOf(nats)[0]!.args;
-      expect(natsArgs).to.include('-js');
-      expect(natsArgs[natsArgs.indexOf('-sd') + 1]).to.equal('/data');
-      expect(containersOf(nats)[0]!.volumeMounts.map((m: Obj) => m.mountPath)).to.include('/data');
+      expect(containersOf(nats)[0]!.args).to.deep.equal(['-c', '/etc/nats/nats.conf']);
+      expect(named(base, 'ConfigMap', 'nats-config')!.data['nats.conf']).to.match(/jetstream \{\s*store_dir: "\/data"\s*\}/);
+      expect(containersOf(nats)[0]!.volumeMounts.map((m: Obj) => m.mountPath)).to.include.members(['/data', '/etc/nats']);
       for (const s of [nats, named(base, 'StatefulSet', 'eventstore')!]) expect(s.spec.volumeClaimTemplates, s.metadata.name).to.have.length.greaterThan(0);
-      const env = Object.fromEntries(containersOf(named(base, 'StatefulSet', 'eventstore')!)[0]!.env.map((e: Obj) => [e.name, e.value]));
-      expect(env).to.include({ EVENTSTORE_INSECURE: 'true', EVENTSTORE_RUN_PROJECTIONS: 'None', EVENTSTORE_CLUSTER_SIZE: '1' });
+      const eventstore = containersOf(named(base, 'StatefulSet', 'eventstore')!)[0]!;
+      const env = Object.fromEntries(eventstore.env.map((e: Obj) => [e.name, e.value ?? e.valueFrom]));
+      expect(env).to.include({ EVENTSTORE_RUN_PROJECTIONS: 'None', EVENTSTORE_CLUSTER_SIZE: '1' });
+      // Secure mode: TLS from the eventstore-tls Secret, the admin password from tock-eventstore.
+      expect(env).to.not.have.property('EVENTSTORE_INSECURE');
+      expect(env.EVENTSTORE_CERTIFICATE_FILE).to.equal('/etc/eventstore/certs/tls.crt');
+      expect(env.EVENTSTORE_DEFAULT_ADMIN_PASSWORD).to.deep.equal({ secretKeyRef: { name: 'tock-eventstore', key: 'admin-password' } });
+      expect(eventstore.readinessProbe.httpGet.scheme).to.equal('HTTPS');
     });
   });
 
@@ -438,21 +573,33 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('the executor may reach the internet minus private ranges, NATS and DNS', () => {
-      const policies = ofKind(base, 'NetworkPolicy').filter((p) => selectedBy(base, p.spec.podSelector?.matchLabels).some((w) => w.metadata.name === 'executor'));
-      expect(policies, 'a NetworkPolicy selects the executor').to.have.length(1);
-      const policy = policies[0]!;
-      expect(policy.spec.policyTypes).to.include('Egress');
-      const rules: Obj[] = policy.spec.egress;
-      const internet = rules.flatMap((r) => r.to ?? []).find((peer: Obj) => peer.ipBlock?.cidr === '0.0.0.0/0');
-      expect(internet, 'an ipBlock 0.0.0.0/0').to.be.an('object');
-      expect(internet.ipBlock.except).to.include.members(PRIVATE_RANGES);
-      const nats = rules.find((r) => (r.to ?? []).some((peer: Obj) => selectedBy(base, peer.podSelector?.matchLabels).some((w) => w.metadata.name === 'nats')));
-      expect(nats, 'a rule to the NATS pods').to.be.an('object');
-      expect(nats!.ports.map((p: Obj) => p.port)).to.include(4222);
-      const dns = rules.find((r) => (r.ports ?? []).some((p: Obj) => p.port === 53 && p.protocol === 'UDP'));
-      expect(dns, 'a DNS rule (UDP 53)').to.be.an('object');
-    });
+    for (const [where, docsOf] of [['base', () => base], ...overlayDirs.map((dir) => [rel(dir), () => build(dir)] as const)] as const) {
+      it(`${where}: every pod is selected by a default-deny policy (both directions, no rule)`, () => {
+        const docs = docsOf();
+        const denies = ofKind(docs, 'NetworkPolicy').filter(
+          (p) => ['Ingress', 'Egress'].every((t) => (p.spec.policyTypes ?? []).includes(t)) && !(p.spec.ingress ?? []).length && !(p.spec.egress ?? []).length,
+        );
+        for (const w of workloads(docs)) {
+          expect(denies.some((p) => selects(p.spec.podSelector?.matchLabels, w.spec.template.metadata?.labels)), `${where}: ${w.kind} ${w.metadata.name} under default-deny`).to.equal(true);
+        }
+      });
+
+      it(`${where}: the policies allow exactly the flows the architecture draws, on both ends`, () => {
+        const docs = docsOf();
+        const { ingress, egress } = flowsOf(docs);
+        const expected = expectedFlows(where);
+        expect([...ingress].sort()).to.deep.equal([...expected.ingress].sort());
+        expect([...egress].sort()).to.deep.equal([...expected.egress].sort());
+        // Pod to pod, a connection needs the sender's egress and the receiver's ingress.
+        const pods = new Set(workloads(docs).map((w) => w.metadata.name));
+        for (const flow of egress) if (pods.has(flow.split('->')[1]!.split(':')[0]!)) expect(ingress.has(flow), `${flow}: allowed out but not in`).to.equal(true);
+        for (const flow of ingress) if (pods.has(flow.split('->')[0]!)) expect(egress.has(flow), `${flow}: allowed in but not out`).to.equal(true);
+        const internet = ofKind(docs, 'NetworkPolicy')
+          .flatMap((p) => (p.spec.egress ?? []).flatMap((r: Obj) => r.to ?? []))
+          .find((peer: Obj) => peer.ipBlock?.cidr === '0.0.0.0/0');
+        expect(internet.ipBlock.except).to.include.members(PRIVATE_RANGES);
+      });
+    }
 
     it('no NetworkPolicy peer pairs a pod selector with a namespace selector (commonLabels would add part-of=tock to it)', () => {
       for (const p of ofKind(base, 'NetworkPolicy')) {

@@ -19,8 +19,9 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
 
   before(async () => {
     target = await embeddedTarget();
-    // No JOBS_ADDR: the CLI opens DATA_DIR's event store itself, next to the running server.
-    env = { DATA_DIR: target.dataDir, JOBS_ADDR: '', LOG_LEVEL: 'warn' };
+    // No ADMIN_ADDR: the CLI opens DATA_DIR's event store itself, next to the running server.
+    // (Through ADMIN_ADDR, against a jobs process: test/e2e/grpcAuth.test.ts.)
+    env = { DATA_DIR: target.dataDir, ADMIN_ADDR: '', LOG_LEVEL: 'warn' };
   });
   after(() => target.stop());
 
@@ -82,14 +83,6 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     await ok(target.api.call('account_get'));
     const listed = await cli('account', 'list');
     expect(listed.stdout).to.match(new RegExp(`^${id}\\tcli made\\t.*\\tdisabled$`, 'm'));
-  });
-
-  it('works through JOBS_ADDR against the running jobs service too', async () => {
-    const address = (target as any).system.jobs.address as string;
-    const created = await runCli(['account', 'create', '--name', 'remote'], { ...env, JOBS_ADDR: address });
-    expect(created.code, created.stderr).to.equal(0);
-    const remoteToken = capture(/token: ([A-Za-z0-9]{32})/, created.stdout);
-    expect((await ok(apiClient(target.baseUrl, remoteToken).call('account_get'))).name).to.equal('remote');
   });
 
   it('refuses bad input with a message and a non-zero exit, creating nothing', async () => {

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JobsService } from '../../../shared/gen/tock/v1/jobs_pb.ts';
+import { AdminService } from '../../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient } from '../../../shared/grpc/bridge.ts';
 import { apiClient, ok, type ApiClient } from '../../support/api.ts';
 import { TEST_TOKEN } from '../../support/embedded.ts';
-import { distributedEnv, startService, type ServiceProcess } from '../../support/processes.ts';
+import { credentialsOf, distributedEnv, startService, type ServiceProcess } from '../../support/processes.ts';
 import { embeddedTarget, streamEvents, type ApiTarget } from '../../support/targets.ts';
 
 /** One edit per field, each to a value no other edit sets: if any update were lost, its value would be missing. */
@@ -101,9 +101,9 @@ describe('concurrency: ids and updates', function () {
       const env2 = await distributedEnv(dataDir, { NATS_URL: '' });
       procs.push(...(await Promise.all([startService('jobs', env1, /jobs service listening/), startService('jobs', env2, /jobs service listening/)])));
       procs.push(...(await Promise.all([startService('gateway', env1, /gateway listening/), startService('gateway', env2, /gateway listening/)])));
-      const jobs = createClient(JobsService, env1.JOBS_ADDR);
-      await jobs.createAccount({ name: 'shared', timezone: 'UTC', token: TEST_TOKEN, jobLimit: 0 });
-      jobs.close();
+      const admin = createClient(AdminService, env1.ADMIN_ADDR, credentialsOf(env1, 'admin'));
+      await admin.createAccount({ name: 'shared', timezone: 'UTC', token: TEST_TOKEN, jobLimit: 0 });
+      admin.close();
       one = apiClient(`http://127.0.0.1:${env1.PORT}`, TEST_TOKEN);
       two = apiClient(`http://127.0.0.1:${env2.PORT}`, TEST_TOKEN);
     });

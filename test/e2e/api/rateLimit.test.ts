@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { apiClient, fails, ok } from '../../support/api.ts';
+import { apiClient, fails, ok, rawRequest } from '../../support/api.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
 
 /**
@@ -50,6 +50,58 @@ describe('rate limit (embedded mode)', function () {
       await fails(apiClient(target.baseUrl, '').call('account_get'), 12, 503);
       // A known token is not held back by the address's bad guesses.
       await ok((await target.newAccount()).call('account_get'));
+    });
+  });
+
+  describe('bodies are not read once the limit is spent', () => {
+    let target: ApiTarget;
+    before(async () => {
+      target = await embeddedTarget({ TOCK_RATE_LIMIT: '1' });
+    });
+    after(() => target.stop());
+    const malformed = (headers: Record<string, string> = {}) =>
+      rawRequest(target.baseUrl, '/api/v1/account_get', { headers: { 'content-type': 'application/json', ...headers }, body: '{"token": ' });
+
+    it('a spent token gets 503 before its (malformed) body is parsed', async () => {
+      const api = await target.newAccount();
+      await ok(api.call('account_get'));
+      const answer = await malformed({ authorization: `Bearer ${api.token}` });
+      expect(answer.http, answer.text).to.equal(503);
+      expect(answer.json).to.include({ code: 12 });
+    });
+
+    it('an address spent by bad guesses gets 503 before its (malformed) body is parsed; a good header token still passes', async () => {
+      await fails(apiClient(target.baseUrl, 'D'.repeat(32)).call('account_get'), 11, 401);
+      const answer = await malformed();
+      expect(answer.http, answer.text).to.equal(503);
+      expect(answer.json).to.include({ code: 12 });
+      await ok((await target.newAccount()).call('account_get'));
+    });
+  });
+
+  describe('TOCK_TRUST_PROXY', () => {
+    const guess = (target: ApiTarget, forwardedFor: string) => apiClient(target.baseUrl, 'E'.repeat(32)).call('account_get', {}, { headers: { 'x-forwarded-for': forwardedFor } });
+
+    it('off (default): X-Forwarded-For is ignored, every request counts for the socket address', async () => {
+      const target = await embeddedTarget({ TOCK_RATE_LIMIT: '1' });
+      try {
+        expect((await guess(target, '203.0.113.1')).code).to.equal(11);
+        expect((await guess(target, '203.0.113.2')).code).to.equal(12);
+      } finally {
+        await target.stop();
+      }
+    });
+
+    it('on: each client address behind the proxy has its own limit; addresses a client writes further left are ignored', async () => {
+      const target = await embeddedTarget({ TOCK_RATE_LIMIT: '1', TOCK_TRUST_PROXY: 'on' });
+      try {
+        expect((await guess(target, '203.0.113.1')).code).to.equal(11);
+        expect((await guess(target, '203.0.113.2')).code).to.equal(11);
+        // A forged left part does not give a spent client a fresh address.
+        expect((await guess(target, '198.51.100.7, 203.0.113.1')).code).to.equal(12);
+      } finally {
+        await target.stop();
+      }
     });
   });
 

@@ -22,7 +22,7 @@ describe('read model rebuilt from the event store answers every query identicall
 
   async function history(system: Awaited<ReturnType<typeof startTestSystem>>) {
     const alice = system.api;
-    const { token } = await system.jobsClient.createAccount({ name: 'bob', timezone: 'Europe/Berlin', jobLimit: 100 });
+    const { token } = await system.adminClient.createAccount({ name: 'bob', timezone: 'Europe/Berlin', jobLimit: 100 });
     const bob = apiClient(system.baseUrl, token);
     tokens = [TEST_TOKEN, token];
     for (const [api, prefix] of [[alice, 'a'], [bob, 'b']] as const) {

@@ -30,14 +30,15 @@ describe('the error table', () => {
 describe('errors over real gRPC', () => {
   let failure: unknown;
   let port: number;
-  const server = createGrpcServer();
+  // No credentials here: this suite is about errors, test/e2e/grpcAuth.test.ts about doors.
+  const server = createGrpcServer({});
   const fail = async (): Promise<never> => {
     throw failure;
   };
 
   before(async () => {
     addService(server, PlannerService, { nextRuns: fail, nextRunOf: fail }, quiet);
-    port = await startServer(server, '127.0.0.1:0');
+    port = await startServer(server, '127.0.0.1:0', {});
   });
   after(() => stopServer(server));
 
@@ -45,7 +46,7 @@ describe('errors over real gRPC', () => {
   for (const kind of kinds) {
     it(`${kind} thrown by the service arrives as ${kind}, with status ${GrpcStatus[GRPC_STATUS[kind]]}`, async () => {
       failure = new AppError(kind, `failed as ${kind}`);
-      const client = createClient(PlannerService, `127.0.0.1:${port}`);
+      const client = createClient(PlannerService, `127.0.0.1:${port}`, {});
       try {
         const error = await client.nextRuns({}).then(() => null, (e: unknown) => e);
         expect(error).to.be.instanceOf(AppError);
@@ -58,10 +59,10 @@ describe('errors over real gRPC', () => {
   }
 
   it('a service nobody answers for is UNAVAILABLE, with the transport error as its cause', async () => {
-    const gone = createGrpcServer();
-    const free = await startServer(gone, '127.0.0.1:0');
+    const gone = createGrpcServer({});
+    const free = await startServer(gone, '127.0.0.1:0', {});
     await stopServer(gone);
-    const client = createClient(PlannerService, `127.0.0.1:${free}`, { deadlineMs: 2000 });
+    const client = createClient(PlannerService, `127.0.0.1:${free}`, {}, { deadlineMs: 2000 });
     try {
       const error = await client.nextRuns({}).then(() => null, (e: unknown) => e);
       expect(error).to.be.instanceOf(AppError);

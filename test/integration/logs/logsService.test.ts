@@ -63,7 +63,7 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
     const start = async () => {
       service = await startLogsService({ bus: harness.bus, dbPath: join(dir, 'logs.db'), log, address: '127.0.0.1:0' });
       durables.push(service.durable);
-      client = createClient(LogsService, service.address, { deadlineMs: 10_000 });
+      client = createClient(LogsService, service.address, {}, { deadlineMs: 10_000 });
     };
     const stop = async () => {
       client?.close();

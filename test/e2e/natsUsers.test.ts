@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import { jetstream, jetstreamManager, AckPolicy } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inboxOf } from '../../shared/bus/natsAuth.ts';
+import { apiClient, ok } from '../support/api.ts';
+import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
+import { capture } from '../support/capture.ts';
+import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { startTarget, waitFor } from '../support/target.ts';
+
+/**
+ * deploy/k8s/base/nats.conf on a real nats-server: every Tock service runs as its own user and the
+ * system works end to end; a user that tries a subject not its own is refused.
+ */
+describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real nats-server)', function () {
+  this.timeout(180_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tock-nats-users-'));
+  let nats: Awaited<ReturnType<typeof startNatsWithUsers>>;
+  const procs: ServiceProcess[] = [];
+  const conns: NatsConnection[] = [];
+  let target: Awaited<ReturnType<typeof startTarget>>;
+
+  const as = async (user: NatsUser, inboxPrefix = user === 'subscriber' ? undefined : inboxOf(user as 'planner')) => {
+    const nc = await connect({ servers: nats.url, user, pass: nats.passwords[user], inboxPrefix, timeout: 5_000 });
+    conns.push(nc);
+    return nc;
+  };
+  const runsKept = async () => (await (await jetstreamManager(await as('planner'))).streams.info('RUNS')).state.messages;
+  const executionsKept = async () => (await (await jetstreamManager(await as('jobs'))).streams.info('EXECUTIONS')).state.messages;
+
+  before(async () => {
+    nats = await startNatsWithUsers();
+    target = await startTarget();
+  });
+  after(async () => {
+    for (const nc of conns) await nc.close().catch(() => undefined);
+    for (const p of procs.reverse()) await p.kill();
+    await target?.close();
+    await nats?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs the whole system with each service as its own user: a job runs and its execution is in the logs', async () => {
+    const env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8' });
+    const start = (name: string, user: NatsUser, ready: RegExp) => startService(name, { ...env, ...nats.envOf(user) }, ready, 120_000);
+    // Each kept as soon as it is up, so a slow one failing leaves none of the others running.
+    const kept = (p: Promise<ServiceProcess>) => p.then((proc) => void procs.push(proc));
+    await Promise.all([
+      kept(start('jobs', 'jobs', /jobs service listening/)),
+      kept(start('logs', 'logs', /logs service listening/)),
+      kept(start('planner', 'planner', /planner service listening/)),
+      kept(start('executor', 'executor', /executor consuming due runs/)),
+    ]);
+    procs.push(await startService('gateway', env, /gateway listening/));
+    const created = await runCli(['account', 'create', '--name', 'nats-users'], env);
+    expect(created.code, created.stderr).to.equal(0);
+    const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
+    const job = await ok<any>(api.call('cron_add', { url: `${target.url}/users`, expression: '* * * * * *', instances: 1 }));
+    await waitFor(() => target.received.length >= 2, 30_000, 'the job to be called');
+    const logs = await waitFor(async () => {
+      const entries = await ok<any[]>(api.call('cron_logs', { id: job.id }));
+      return entries.length >= 2 && entries;
+    }, 30_000, 'executions in cron_logs');
+    expect(logs[0].result).to.include({ status: 0, httpStatus: 200 });
+    // Stop the job (and let runs already on the bus drain) so the stream counts below hold still.
+    await ok(api.call('cron_delete', { id: job.id }));
+    await new Promise((r) => setTimeout(r, 5_000));
+  });
+
+  it("refuses the executor's user publishing a due run, and keeps none", async () => {
+    const before = await runsKept();
+    const js = jetstream(await as('executor'));
+    const error = await js.publish('tock.runs.due.1', new Uint8Array([1]), { timeout: 3_000 }).then(() => null, (e: Error) => e);
+    expect(error, 'the publish went through').to.be.instanceOf(Error);
+    expect(String(error)).to.match(/permission/i);
+    expect(await runsKept()).to.be.at.most(before);
+  });
+
+  it('refuses a subscriber (and the jobs service) publishing an execution', async () => {
+    const before = await executionsKept();
+    for (const user of ['subscriber', 'jobs'] as const) {
+      const js = jetstream(await as(user));
+      const error = await js.publish('tock.executions.1.1.failed', new Uint8Array([1]), { timeout: 3_000 }).then(() => null, (e: Error) => e);
+      expect(error, `${user} published`).to.be.instanceOf(Error);
+      expect(String(error)).to.match(/permission/i);
+    }
+    expect(await executionsKept()).to.equal(before);
+  });
+
+  it("lets a subscriber read executions with a durable of its own, but not Tock's own consumers", async () => {
+    const nc = await as('subscriber');
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.add('EXECUTIONS', { durable_name: 'third-party', ack_policy: AckPolicy.Explicit, filter_subject: 'tock.executions.>' });
+    const messages = await (await jetstream(nc).consumers.get('EXECUTIONS', 'third-party')).fetch({ max_messages: 1, expires: 5_000 });
+    let read = 0;
+    for await (const m of messages) {
+      read++;
+      m.ack();
+    }
+    expect(read).to.equal(1);
+    const stolen = await jetstream(nc).consumers.get('EXECUTIONS', 'jobs-failures').then(() => null, (e: Error) => e);
+    expect(String(stolen)).to.match(/permission|timeout/i);
+  });
+
+  it('refuses a connection without a user or with a wrong password', async () => {
+    for (const options of [{}, { user: 'executor', pass: 'not-the-password' }]) {
+      const error = await connect({ servers: nats.url, timeout: 3_000, ...options }).then(
+        (nc) => nc.close().then(() => null),
+        (e: Error) => e,
+      );
+      expect(String(error)).to.match(/authorization/i);
+    }
+  });
+});

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { freePort } from './processes.ts';
+
+export const NATS_USERS = ['planner', 'executor', 'jobs', 'logs', 'notifier', 'subscriber'] as const;
+export type NatsUser = (typeof NATS_USERS)[number];
+
+/** Debian installs nats-server in /usr/sbin, which is not on every PATH. */
+const natsServerBinary = () => ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p)) ?? 'nats-server';
+
+/**
+ * nats-server parses an environment value like a config value: one that starts with a digit
+ * is read as a number and fails. A letter and hex digits always read as a string.
+ */
+const natsPassword = () => `p${randomBytes(24).toString('hex')}`;
+
+/**
+ * A real nats-server of our own started with deploy/k8s/base/nats.conf, rendered for a test: a free
+ * port, no monitoring port, a temporary store; each user's password from the environment, as
+ * the Kubernetes Secret gives them.
+ */
+export async function startNatsWithUsers() {
+  const dir = mkdtempSync(join(tmpdir(), 'tock-nats-users-'));
+  const port = await freePort();
+  const config = readFileSync('deploy/k8s/base/nats.conf', 'utf8')
+    .replace(/^port: 4222$/m, `port: ${port}\nhost: 127.0.0.1`)
+    .replace(/^http_port: 8222$/m, '')
+    .replace(/store_dir: "\/data"/, `store_dir: "${join(dir, 'js')}"`);
+  if (config.includes('8222') || !config.includes(`port: ${port}`)) throw new Error('deploy/k8s/base/nats.conf changed shape: update startNatsWithUsers');
+  writeFileSync(join(dir, 'nats.conf'), config);
+  const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, natsPassword()])) as Record<NatsUser, string>;
+  const env = Object.fromEntries(NATS_USERS.map((u) => [`NATS_${u.toUpperCase()}_PASSWORD`, passwords[u]]));
+  const child: ChildProcess = spawn(natsServerBinary(), ['-c', join(dir, 'nats.conf')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 15_000);
+    const onData = (c: Buffer) => {
+      log += c;
+      if (/Server is ready/.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`nats-server exited with ${code}:\n${log}`)));
+  });
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    passwords,
+    /** The environment of a Tock service that connects as `user`. */
+    envOf: (user: NatsUser) => ({ NATS_USER: user, NATS_PASSWORD: passwords[user] }),
+    log: () => log,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
