@@ -5,7 +5,7 @@ import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '..
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { runMetrics } from '../../shared/metrics.ts';
-import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
+import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
 import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
 import { createFairGate } from './fairGate.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
@@ -69,7 +69,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
 
   const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
     const message = create(ExecutionSchema, execution);
-    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
+    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome));
     await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: run.runId });
   };
 

@@ -79,7 +79,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
 
   // Hostnames are checked by the guard's lookup; an IP literal skips lookup in net.connect, so
   // it is checked here. Both run per connection, which covers every redirect hop as well.
-  const base = buildConnector({ lookup: guard.lookup as never, timeout: options.connectTimeoutMs ?? 10_000 });
+  const base = buildConnector({ lookup: guard.lookup, timeout: options.connectTimeoutMs ?? 10_000 });
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
     const refused = isIP(host) ? guard.refusal(host) : null;
@@ -146,7 +146,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         const path = `${url.pathname}${url.search}`;
         const slack = remaining + 1000; // our timer decides; undici's only bounds the socket
         agent.dispatch(
-          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers: spec.headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
+          { origin: url.origin, path, method: spec.method, headers: spec.headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
           handler,
         );
       } catch (e) {

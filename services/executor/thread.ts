@@ -53,7 +53,7 @@ const executor = await startExecutorService({
   publicUrl: data.publicUrl,
   accountConcurrency: data.accountConcurrency,
 });
-control.on('message', async (message: { t: string; id?: number }) => {
+const onControl = async (message: { t: string; id?: number }) => {
   if (message.t === 'metrics') {
     const reply: ThreadMetrics = { t: 'metrics', id: message.id!, snapshot: await metricsSnapshot() };
     control.postMessage(reply);
@@ -63,5 +63,9 @@ control.on('message', async (message: { t: string; id?: number }) => {
   await executor.stop();
   await bus.close();
   control.postMessage({ t: 'stopped' });
+};
+control.on('message', (message: { t: string; id?: number }) => {
+  // A failure here must end the thread loudly, as an uncaught error, not vanish.
+  onControl(message).catch((error: unknown) => setImmediate(() => { throw error; }));
 });
 control.postMessage({ t: 'ready' });

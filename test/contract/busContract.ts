@@ -318,13 +318,13 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
     it('reports a durable consumer\'s backlog (where the adapter offers it): undelivered, then unacked, then none', async function () {
       if (!bus.backlog) this.skip(); // optional: a thread's view of a bus reports none
       const s = await stream('limits');
-      expect(await bus.backlog!(s.name, 'nobody'), 'a durable that does not exist').to.equal(undefined);
+      expect(await bus.backlog(s.name, 'nobody'), 'a durable that does not exist').to.equal(undefined);
       const held: BusMessage[] = [];
       const c = await record({ stream: s.name, durable: 'slow', ackWaitMs: 30_000, maxAckPending: 2 }, (m) => void held.push(m));
       for (let i = 0; i < 5; i++) await bus.publish(s.subject('x'), enc(String(i)));
       await until(() => held.length === 2, 'two deliveries');
       await sleep(100);
-      expect(await bus.backlog!(s.name, 'slow')).to.deep.equal({ pending: 3, ackPending: 2 });
+      expect(await bus.backlog(s.name, 'slow')).to.deep.equal({ pending: 3, ackPending: 2 });
       for (const m of held.splice(0)) await m.ack();
       await until(() => c.got.length === 4, 'two more deliveries');
       for (const m of held.splice(0)) await m.ack();

@@ -96,7 +96,7 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
     const added: any = await ok(apis[0]!.call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));
     const seen = await waitFor(() => ok(apis[1]!.call('cron_get', { id: added.id })).catch(() => undefined), 10_000, 'the job on the other replica');
     const { nextRun: _a, ...written } = added;
-    const { nextRun: _b, ...read } = seen as any; // every second: nextRun moved on meanwhile
+    const { nextRun: _b, ...read } = seen; // every second: nextRun moved on meanwhile
     expect(read).to.deep.equal(written);
     const first = Math.ceil(Date.now() / 1000) + 2;
     const last = first + 5;

@@ -23,7 +23,7 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
   const conns: NatsConnection[] = [];
   let target: Awaited<ReturnType<typeof startTarget>>;
 
-  const as = async (user: NatsUser, inboxPrefix = user === 'subscriber' ? undefined : inboxOf(user as 'planner')) => {
+  const as = async (user: NatsUser, inboxPrefix = user === 'subscriber' ? undefined : inboxOf(user)) => {
     const nc = await connect({ servers: nats.url, user, pass: nats.passwords[user], inboxPrefix, timeout: 5_000 });
     conns.push(nc);
     return nc;

@@ -53,8 +53,8 @@ export function startService(name: string, env: Record<string, string>, ready: R
         resolve(proc);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${name} exited with ${code} before it was ready:\n${output.join('')}`));
@@ -68,8 +68,8 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     const child = spawn(process.execPath, ['bin/tock.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
     child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }

@@ -14,7 +14,7 @@ describe('notification channels API (embedded mode)', function () {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   before(async () => {
-    receiver = await startReceiver((n) => ({ status: receiverFailing ? 500 : 200 }));
+    receiver = await startReceiver(() => ({ status: receiverFailing ? 500 : 200 }));
     target = await embeddedTarget({ TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_NOTIFY_WINDOW_MS: '0', TOCK_PUBLIC_URL: 'https://tock.example.com' });
     alice = await target.newAccount({ name: 'alice' });
     bob = await target.newAccount({ name: 'bob' });

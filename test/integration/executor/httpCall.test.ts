@@ -181,8 +181,7 @@ describe('httpCall against real local servers', () => {
     };
 
     it('follows 301/302/303/307/308 with the method rules browsers apply', async () => {
-      let s: TestServer;
-      s = await serve(redirector(() => `${s.base}/final`));
+      const s: TestServer = await serve(redirector(() => `${s.base}/final`));
       const cases: Array<[number, string, string, string]> = [
         [301, 'POST', 'GET', ''],
         [302, 'POST', 'GET', ''],
@@ -321,7 +320,10 @@ describe('httpCall against real local servers', () => {
         lookups: () => n,
         resolve: (_host: string, _opts: unknown, cb: (e: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
           n++;
-          Promise.resolve(onLookup(n)).then(() => cb(null, [{ address: '127.0.0.1', family: 4 }]));
+          Promise.resolve(onLookup(n)).then(
+        () => cb(null, [{ address: '127.0.0.1', family: 4 }]),
+        (error: Error) => cb(error, []),
+      );
         },
       };
     };

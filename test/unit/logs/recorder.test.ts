@@ -41,7 +41,7 @@ describe('logs recorder', () => {
     view.recordMany = (batch) => (transactions++, recordMany(batch));
     const handle = createRecorder(view, log);
     const msgs = [encoded(execution({ runId: 'a' }), 10), encoded(execution({ runId: 'b', time: 1n }), 11), encoded(execution({ runId: 'a' }), 12)];
-    await Promise.all(msgs.map((m) => handle(m.msg)));
+    await Promise.all(msgs.map(async (m) => handle(m.msg)));
     expect(transactions).to.equal(1);
     expect(msgs.map((m) => m.settled)).to.deep.equal(['ack', 'ack', 'ack']);
     expect((await view.query({ accountId: 1n })).map((e) => [e.execution.runId, e.id])).to.deep.equal([['a', 10], ['b', 11]]);
@@ -53,7 +53,7 @@ describe('logs recorder', () => {
     const noRunId = encoded(execution({ runId: '' }), 2);
     const noJob = encoded(execution({ runId: 'x', jobId: 0n }), 3);
     const fine = encoded(execution({ runId: 'fine' }), 4);
-    await Promise.all([garbage, noRunId, noJob, fine].map((m) => handle(m.msg)));
+    await Promise.all([garbage, noRunId, noJob, fine].map(async (m) => handle(m.msg)));
     expect([garbage, noRunId, noJob, fine].map((m) => m.settled)).to.deep.equal(['term', 'term', 'term', 'ack']);
     expect((await view.size()).log).to.equal(1);
   });
