@@ -15,7 +15,8 @@ const UNSAFE_ANY = [
 ];
 
 export default tseslint.config(
-  { ignores: ['shared/gen/**', 'dist/**', 'node_modules/**', 'bin/**'] },
+  // .tmp holds CI's Node 24 copy of the tree; data is a local run's data directory.
+  { ignores: ['shared/gen/**', 'dist/**', 'node_modules/**', 'bin/**', '.tmp/**', 'data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -24,7 +24,7 @@ const envLevel = (): LogLevel => {
 };
 
 // Field names that hold secrets, at the top of a log object and two levels down.
-const SECRET_KEYS = ['password', 'token', 'authorization', 'Authorization', 'secret', 'credentials', 'cookie', 'apiKey', 'api_key', 'httpHeaders', 'postData'];
+const SECRET_KEYS = ['password', 'token', 'authorization', 'Authorization', 'secret', 'signingSecret', 'signingSecrets', 'credentials', 'cookie', 'apiKey', 'api_key', 'httpHeaders', 'postData'];
 export const REDACTED_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
 // scheme://user:pass@ or scheme://user@: the userinfo part of any URL in any string.

@@ -22,3 +22,23 @@ export function retryWhileBusy<T>(step: () => T, timeoutMs: number): T {
 export function useWal(db: Database.Database, timeoutMs: number) {
   if (db.pragma('journal_mode', { simple: true }) !== 'wal') retryWhileBusy(() => db.pragma('journal_mode = WAL'), timeoutMs);
 }
+
+const isBusy = (error: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: string }).code ?? ''));
+
+/**
+ * Runs `step` again while SQLite answers BUSY, for up to `timeoutMs`, pausing between attempts
+ * without blocking: while another connection holds the write lock for long (a stuck process, an
+ * operator's BEGIN EXCLUSIVE), the event loop keeps serving health checks, timers and other work.
+ * The connection's own busy timeout should be short, so each attempt blocks only briefly.
+ */
+export async function retryWhileBusyAsync<T>(step: () => T, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return step();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())));
+    }
+  }
+}

@@ -48,12 +48,14 @@ export const RUN_CANCEL_SUBJECTS = 'tock.runs.cancel.*';
 export interface RunCancel {
   jobId: number;
   before: number;
+  /** Only retries (attempts past the first) planned before `before`: no first attempt is ahead. */
+  retries?: boolean;
 }
 export const encodeCancel = (c: RunCancel) => new TextEncoder().encode(JSON.stringify(c));
 export function decodeCancel(data: Uint8Array): RunCancel | null {
   try {
     const c = JSON.parse(new TextDecoder().decode(data));
-    return Number.isSafeInteger(c?.jobId) && Number.isFinite(c?.before) ? { jobId: c.jobId, before: c.before } : null;
+    return Number.isSafeInteger(c?.jobId) && Number.isFinite(c?.before) ? { jobId: c.jobId, before: c.before, retries: c.retries === true } : null;
   } catch {
     return null;
   }

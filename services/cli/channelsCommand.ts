@@ -4,7 +4,7 @@ import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 
 type Notifier = ServiceClient<(typeof NotifierService)['method']>;
 
-const USAGE = `usage:
+export const USAGE = `usage:
   tock channels list --account ID
   tock channels add --account ID --type email|webhook|slack|discord|teams|telegram [--name NAME]
                     (--email ADDRESS | --url URL | --bot-token TOKEN --chat-id CHAT)

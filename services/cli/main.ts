@@ -1,102 +1,98 @@
-import { systemClock } from '../../shared/clock.ts';
-import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
-import { AdminService } from '../../shared/gen/tock/v1/jobs_pb.ts';
-import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
-import { createClient } from '../../shared/grpc/bridge.ts';
-import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
-import { createLogger } from '../../shared/log.ts';
-import { openStore } from '../../shared/openStore.ts';
-import { startJobsServer } from '../jobs/server.ts';
-import { startChannelsServer } from '../notifier/server.ts';
-import { accountCommand } from './accountCommand.ts';
-import { channelsCommand } from './channelsCommand.ts';
-import { nextCommand } from './nextCommand.ts';
+import { readFileSync } from 'node:fs';
+import { HelpRequest, UsageError } from './args.ts';
+import type { Io } from './io.ts';
 
-const USAGE = `usage: tock <command>
-  next '<expression>' [--filter F] [--tz ZONE] [--from ISO|unix] [--count N]   preview a schedule
-  account create|list|rotate|disable ...                                        manage accounts
-  channels list|add|edit|delete|test --account ID ...                           an account's notification channels
-Accounts are managed through the admin service at ADMIN_ADDR when set (with TOCK_ADMIN_TOKEN and, for
-mutual TLS, TOCK_GRPC_TLS_*), channels through NOTIFIER_ADDR, otherwise directly in DATA_DIR's event store.`;
+const USAGE = `usage: tock <command> [options]
 
-const out = (line: string) => process.stdout.write(line + '\n');
-const err = (line: string) => process.stderr.write(line + '\n');
+Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8080; --token or TOCK_TOKEN):
+  jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs
+  logs <job id> [--follow]                                      a job's execution results
+  groups list|get|add|edit|delete ...                           job groups
+Operator commands (ADMIN_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
+  accounts create|list|rotate|disable ...                       accounts and their API tokens
+  channels list|add|edit|delete|test --account ID ...           an account's notification channels
+Anywhere:
+  next '<expression>' [--tz ZONE] [--count N] ...               preview a schedule
+  --version    --help (also after any command)    --json (on every read)
 
-async function main(argv: string[]): Promise<number> {
+Exit codes: 0 done, 1 refused or failed (the API's message is shown), 2 bad command line.`;
+
+type Command = (args: string[], io: Io, stop: AbortSignal) => Promise<number>;
+
+// Each command module is loaded when used: `tock --version` and owner commands stay fast.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  jobs: async () => (await import('./jobsCommand.ts')).jobsCommand,
+  logs: async () => (await import('./logsCommand.ts')).logsCommand,
+  groups: async () => (await import('./groupsCommand.ts')).groupsCommand,
+  accounts: async () => (await import('./accountsCommand.ts')).accountsCommand,
+  account: async () => (await import('./accountsCommand.ts')).accountsCommand,
+  channels: async () => async (args, io) => {
+    // Its own parser takes no --help: answer it here, from its usage text.
+    if (args.includes('--help') || args.includes('-h')) throw new HelpRequest((await import('./channelsCommand.ts')).USAGE);
+    return (await import('./adminChannels.ts')).adminChannels(args, io);
+  },
+  next: async () => {
+    const { nextCommand } = await import('./nextCommand.ts');
+    return (args, io) => nextCommand(args, io.out, io.err);
+  },
+};
+
+/** package.json's version: two levels up from the sources, three from dist/. */
+function version(): string {
+  for (const path of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+      if (pkg.name === 'tock') return pkg.version;
+    } catch {
+      // not this one
+    }
+  }
+  return 'unknown';
+}
+
+async function main(argv: string[], io: Io, stop: AbortSignal): Promise<number> {
   const [command, ...args] = argv;
-  if (command === 'next') return nextCommand(args, out, err);
-  if (command !== 'account' && command !== 'channels') {
-    err(USAGE);
+  if (command === '--version' || command === '-V' || command === 'version') {
+    io.out(`tock ${version()}`);
+    return 0;
+  }
+  const help = command === '--help' || command === '-h' || command === 'help';
+  // `tock help jobs` is `tock jobs --help`.
+  const name = help ? args[0] : command;
+  const load = name === undefined ? undefined : COMMANDS[name];
+  if (help && !load) {
+    io.out(USAGE);
+    return 0;
+  }
+  if (!load) {
+    io.err(`${command === undefined ? 'a command is required' : `unknown command '${command}'`}\n${USAGE}`);
     return 2;
   }
-  const config = loadConfigOrExit();
-  const log = createLogger('cli', {}, 'warn');
-  if (command === 'channels') return channels(args, config, log);
-  if (config.ADMIN_ADDR) {
-    const admin = createClient(AdminService, config.ADMIN_ADDR, grpcCredentialsOrExit(config, 'admin', log));
-    try {
-      return await accountCommand(args, admin, out, err);
-    } finally {
-      admin.close();
-    }
-  }
-  // No running service needed: serve the jobs service in-process over the same event store.
-  const store = openStore(config);
-  const credentials = loopbackCredentials();
-  const server = await startJobsServer({
-    store,
-    clock: systemClock,
-    log,
-    address: '127.0.0.1:0',
-    credentials: credentials.service,
-    admin: { address: '127.0.0.1:0', credentials: credentials.admin },
-  });
-  const admin = createClient(AdminService, server.adminAddress!, credentials.admin);
   try {
-    return await accountCommand(args, admin, out, err);
-  } finally {
-    admin.close();
-    await server.stop();
-    await store.close();
+    return await (await load())(help ? ['--help'] : args, io, stop);
+  } catch (error) {
+    if (error instanceof HelpRequest) {
+      io.out(error.usage);
+      return 0;
+    }
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n${error.usage}`);
+      return 2;
+    }
+    throw error;
   }
 }
 
-async function channels(args: string[], config: ReturnType<typeof loadConfigOrExit>, log: ReturnType<typeof createLogger>): Promise<number> {
-  if (config.NOTIFIER_ADDR) {
-    const notifier = createClient(NotifierService, config.NOTIFIER_ADDR, grpcCredentialsOrExit(config, 'service', log));
-    try {
-      return await channelsCommand(args, notifier, out, err);
-    } finally {
-      notifier.close();
-    }
-  }
-  const store = openStore(config);
-  const { service: credentials } = loopbackCredentials();
-  const server = await startChannelsServer({
-    store,
-    clock: systemClock,
-    log,
-    address: '127.0.0.1:0',
-    credentials,
-    allowNetworks: config.TOCK_ALLOW_NETWORKS,
-    smtp: smtpSettings(config),
-    publicUrl: config.TOCK_PUBLIC_URL,
-    telegramApi: config.TOCK_TELEGRAM_API,
-  });
-  const notifier = createClient(NotifierService, server.address, credentials);
-  try {
-    return await channelsCommand(args, notifier, out, err);
-  } finally {
-    notifier.close();
-    await server.stop();
-    await store.close();
-  }
-}
+const io: Io = { out: (line) => process.stdout.write(line + '\n'), err: (line) => process.stderr.write(line + '\n'), env: process.env };
+const stop = new AbortController();
+process.once('SIGINT', () => stop.abort());
+process.once('SIGTERM', () => stop.abort());
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2), io, stop.signal).then(
   (code) => process.exit(code),
   (error) => {
-    err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    // The API's (or the jobs service's) own sentence, as any client gets it.
+    io.err(`error: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },
 );

@@ -6,7 +6,9 @@ import type { MetricsSnapshot } from '../../shared/metrics.ts';
 import type { ExecutorThreadData, ThreadLog, ThreadMetrics } from '../executor/thread.ts';
 
 const BOOT = new URL('../../shared/thread/boot.mjs', import.meta.url);
-const ENTRY = new URL('../executor/thread.ts', import.meta.url).href;
+// Under tsx this module is executorThread.ts and the thread's entry is TypeScript too; compiled to
+// dist/ both are .js (boot.mjs registers tsx only for a .ts entry).
+const ENTRY = new URL(`../executor/thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`, import.meta.url).href;
 const RESTART_DELAY_MS = 1000;
 // A scrape must not hang on a busy or dying thread: without an answer, the thread's part is left out.
 const METRICS_TIMEOUT_MS = 2000;

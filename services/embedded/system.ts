@@ -11,7 +11,9 @@ import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics, type MetricsSnapshot } from '../../shared/metrics.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
 import { startExecutorService } from '../executor/server.ts';
 import { startGatewayServer } from '../gateway/server.ts';
@@ -49,10 +51,14 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const loopback = '127.0.0.1:0';
   // Real gRPC over loopback, still authenticated: another local user cannot call these ports.
   const credentials = loopbackCredentials();
+  // One readiness for the process: every service's conditions decide the gateway's /readyz.
+  const readiness = createReadiness(log);
+  const unwatchStore = watchStore(store, readiness, { log });
 
   const jobs = await startJobsServer({
     store,
     bus,
+    readiness,
     clock,
     log: log.child({ component: 'jobs' }),
     address: loopback,
@@ -63,12 +69,13 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const logsDb = logsStoreChoice(config);
   const logs = await startLogsService({
     bus,
+    readiness,
     ...(logsDb.kind === 'postgres' ? { dbUrl: logsDb.url } : { dbPath: logsDb.path }),
     log: log.child({ component: 'logs' }),
     address: loopback,
     credentials: credentials.service,
   });
-  const planner = await startPlanner({ store, bus, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const planner = await startPlanner({ store, bus, readiness, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({
     store,
     bus,
@@ -114,6 +121,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     port: config.PORT,
     // One /metrics for the whole process, the executor thread's runs included.
     metrics: () => renderMetrics(executor.metrics ? [executor.metrics] : []),
+    readiness,
   });
   return {
     port: gateway.port,
@@ -130,6 +138,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     clients,
     store,
     bus,
+    readiness,
     async stop() {
       await gateway.stop();
       for (const client of Object.values(clients)) client.close();
@@ -139,6 +148,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
       await notifier.stop();
       await logs.stop();
       await jobs.stop();
+      unwatchStore();
       await bus.close();
       await store.close();
     },

@@ -1,5 +1,6 @@
 import type { TargetSettings } from '../../shared/job/index.ts';
 import { bodyKind } from '../../shared/payload.ts';
+import { SIGNATURE_HEADER, type SigningKey } from '../../shared/signing.ts';
 
 /** What the executor needs of a job to call it: the settings the SETTINGS table marks `target`. */
 export type RunJob = TargetSettings & { id: number };
@@ -8,6 +9,10 @@ export interface RunInfo {
   runId: string;
   scheduledAt: number /* ms */;
   payload: string | null;
+  /** The account's signing keys; none: the request goes unsigned. */
+  signing?: readonly SigningKey[];
+  /** Which attempt of the occurrence (1 the first); sent as X-Tock-Attempt past the first. */
+  attempt?: number;
 }
 
 export interface RequestSpec {
@@ -16,6 +21,11 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string | null;
   timeoutMs: number;
+  /**
+   * Keys for X-Tock-Signature, which is computed by the sender at the instant each request (and
+   * each redirect hop) goes out, over the method, URL and body of that very request.
+   */
+  signing?: readonly SigningKey[];
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'HEAD', 'DELETE']);
@@ -145,13 +155,14 @@ export function buildRequest(job: RunJob, run: RunInfo, options: { userAgent: st
   }
 
   // Ours, so a target can de-duplicate; a job's header must not be able to forge them.
-  for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id']) headers.delete(name);
+  for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id', 'X-Tock-Attempt', SIGNATURE_HEADER]) headers.delete(name);
   headers.set('X-Tock-Job-Id', String(job.id));
   headers.set('X-Tock-Scheduled-Time', kw('__timestamp__'));
   headers.set('X-Tock-Run-Id', headerSafe(run.runId));
+  if (run.attempt && run.attempt > 1) headers.set('X-Tock-Attempt', String(run.attempt));
 
   const seconds = Number(job.timeout);
   const timeoutMs = Math.round((Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TIMEOUT_S) * 1000);
 
-  return { method, url, headers: headers.toRecord(), body, timeoutMs };
+  return { method, url, headers: headers.toRecord(), body, timeoutMs, signing: run.signing };
 }

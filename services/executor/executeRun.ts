@@ -1,9 +1,10 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
-import { ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import { DueRunSchema, ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
 import { buildRequest, type RunJob } from './buildRequest.ts';
 import type { HttpResult } from './httpCall.ts';
 import { judge } from './judge.ts';
+import type { SigningKey } from '../../shared/signing.ts';
 
 /** The job's request settings as the due run carries them (a snapshot taken when it was planned). */
 export function runJobOf(run: DueRun): RunJob {
@@ -15,9 +16,34 @@ export function runJobOf(run: DueRun): RunJob {
 
 /** The due run's request: pure, so the exact bytes sent are testable without a network. */
 export const requestFor = (run: DueRun, userAgent: string) =>
-  buildRequest(runJobOf(run), { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null }, { userAgent });
+  buildRequest(
+    runJobOf(run),
+    { runId: run.runId, scheduledAt: Number(run.scheduledAt), payload: run.payload ?? null, attempt: run.attempt, signing: signingOf(run) },
+    { userAgent },
+  );
+
+const signingOf = (run: DueRun): SigningKey[] | undefined =>
+  run.target!.signingSecrets.length ? run.target!.signingSecrets.map((k) => ({ secret: k.secret, validUntil: Number(k.validUntil) })) : undefined;
 
 type Execution = MessageInitShape<typeof ExecutionSchema>;
+
+/** Which attempt of its occurrence a due run is (planned runs carry 0: the first). */
+export const attemptOf = (run: DueRun) => Math.max(1, run.attempt);
+
+/**
+ * The id of one attempt: the run id for the first, `<runId>#<n>` after. Executions and retry
+ * messages carry it, so each attempt is logged and de-duplicated on its own, while the target
+ * sees the occurrence's run id on every attempt.
+ */
+export const attemptId = (run: DueRun) => (run.attempt > 1 ? `${run.runId}#${run.attempt}` : run.runId);
+
+/** When the run may fire: its instant, or for a retry the end of its backoff. */
+export const fireAt = (run: DueRun) => Math.max(Number(run.scheduledAt), Number(run.notBefore));
+
+/** Pure: the next attempt of a failed run, due at `notBefore` (the same occurrence, request and plan). */
+export function retryOf(run: DueRun, notBefore: number): DueRun {
+  return create(DueRunSchema, { ...run, attempt: attemptOf(run) + 1, notBefore: BigInt(notBefore), lateByMs: 0n });
+}
 
 /**
  * Every field of the event, written out in one literal: a spread of a shared base here cost V8
@@ -27,7 +53,9 @@ function execution(run: DueRun, server: string, outcome: ExecutionOutcome, start
   const t = run.target!;
   const scheduledAt = Number(run.scheduledAt);
   return {
-    runId: run.runId,
+    runId: attemptId(run),
+    attempt: attemptOf(run),
+    willRetry: false,
     jobId: t.jobId,
     accountId: t.accountId,
     time: BigInt(Math.floor(scheduledAt / 1000)),
@@ -44,7 +72,7 @@ function execution(run: DueRun, server: string, outcome: ExecutionOutcome, start
     output: result?.output ?? '',
     ip: result?.ip ?? '',
     executionTime: result?.executionTime ?? 0,
-    lateByMs: result ? run.lateByMs + BigInt(Math.max(0, result.startTime - scheduledAt)) : 0n,
+    lateByMs: result ? run.lateByMs + BigInt(Math.max(0, result.startTime - fireAt(run))) : 0n,
   };
 }
 
@@ -60,6 +88,16 @@ export function skippedExecution(run: DueRun, server: string, now: number, why?:
   const { instances } = run.target!;
   const error = why ?? `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
   return execution(run, server, ExecutionOutcome.SKIPPED, now, error);
+}
+
+/**
+ * Pure: a retry that found `instances` runs of its job in flight is not made (a retry never
+ * overlaps later runs beyond `instances`), and its occurrence ends failed.
+ */
+export function retryNotMade(run: DueRun, server: string, now: number): Execution {
+  const { instances } = run.target!;
+  const error = `attempt ${attemptOf(run)} not made: ${instances} run(s) of this job already in progress (instances = ${instances})`;
+  return execution(run, server, ExecutionOutcome.FAILED, now, error);
 }
 
 export const outcomeName = (outcome: ExecutionOutcome) =>

@@ -4,11 +4,14 @@ import type { Clock } from '../../shared/clock.ts';
 import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
-import { runMetrics } from '../../shared/metrics.ts';
-import { CONSUMERS, decodeCancel, executionSubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
-import { executionOf, outcomeName, requestFor, skippedExecution } from './executeRun.ts';
+import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
+import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
+import { attemptId, attemptOf, executionOf, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
 import { createFairGate } from './fairGate.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
+import { recordRun, recordSkip } from './recordRun.ts';
+import { retryDelayMs, shouldRetry } from './retryPolicy.ts';
+import { createStaleRuns } from './staleRuns.ts';
 
 export interface ExecutorOptions {
   bus: Bus;
@@ -64,13 +67,42 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     });
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
-    if (notice) stale.cancel(notice.jobId, notice.before);
+    if (notice) stale.cancel(notice.jobId, notice.before, notice.retries === true);
   });
 
-  const publish = async (run: DueRun, execution: ReturnType<typeof executionOf>) => {
+  const called = createCalledRuns();
+  const handling = new Map<string, Promise<void>>();
+  const encode = (run: DueRun, execution: ReturnType<typeof executionOf>): EncodedExecution => {
     const message = create(ExecutionSchema, execution);
-    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome));
-    await bus.publish(subject, toBinary(ExecutionSchema, message), { msgId: run.runId });
+    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
+    return { subject, data: toBinary(ExecutionSchema, message) };
+  };
+  /** Every attempt of a run is its own message, event and memory entry (see attemptId). */
+  const store = async (runId: string, event: EncodedExecution) => {
+    await bus.publish(event.subject, event.data, { msgId: runId });
+    called.stored(runId);
+  };
+  const publish = (run: DueRun, execution: ReturnType<typeof executionOf>) => store(attemptId(run), encode(run, execution));
+
+  /**
+   * The call's event; for a failure that may pass with attempts left, the next attempt goes on
+   * the bus first (a message, not a timer here: it outlives this executor; its id makes a second
+   * publish after a crash a no-op), and the event says one is coming.
+   */
+  const finishCall = async (run: DueRun, result: HttpResult) => {
+    const execution = executionOf(run, result, serverName);
+    const attempt = attemptOf(run);
+    if (execution.outcome === ExecutionOutcome.FAILED && attempt <= run.target!.retries && shouldRetry(result)) {
+      const now = clock.now();
+      const next = retryOf(run, now + retryDelayMs(attempt, run.target!.retryBackoff, result, now));
+      await bus.publish(dueRunSubject(Number(run.target!.jobId)), toBinary(DueRunSchema, next), { msgId: attemptId(next) });
+      execution.willRetry = true;
+    }
+    const id = attemptId(run);
+    const event = encode(run, execution);
+    called.called(id, event);
+    await store(id, event);
+    recordRun(execution.outcome === ExecutionOutcome.SUCCEEDED, Number(execution.lateByMs), result);
   };
 
   const handle = async (msg: BusMessage) => {
@@ -83,13 +115,37 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       msg.term();
       return;
     }
+    // A redelivery while this replica still handles the run (it was starved past the ack wait):
+    // wait for that attempt and settle this delivery from its outcome instead of calling again.
+    const id = attemptId(run);
+    const earlier = handling.get(id);
+    if (earlier) await earlier;
+    let finished!: () => void;
+    const handled = new Promise<void>((resolve) => (finished = resolve));
+    handling.set(id, handled);
+    try {
+      await settle(msg, run as DueRun & { target: NonNullable<DueRun['target']> });
+    } finally {
+      if (handling.get(id) === handled) handling.delete(id);
+      finished();
+    }
+  };
+
+  const settle = async (msg: BusMessage, run: DueRun & { target: NonNullable<DueRun['target']> }) => {
+    const known = called.get(attemptId(run));
+    if (known !== undefined) {
+      // Called here already; its ack or its event was lost with the bus: finish it, never call twice.
+      if (known) await store(attemptId(run), known);
+      await msg.ack();
+      return;
+    }
     // Keep the message ours while we wait for its instant and while the call runs.
     held.set(msg, Date.now());
     try {
       // Built while the run waits for its instant (it depends on the scheduled time only), so the
       // top of a second spends its time on sending.
       const spec = requestFor(run, userAgent);
-      const due = Number(run.scheduledAt);
+      const due = fireAt(run);
       if (due > clock.now()) {
         // Its connection is opened while it waits, so the instant is spent sending.
         const went = caller.expect(spec.url, due);
@@ -99,16 +155,16 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
         if (!onTime) return msg.nak();
       }
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
-      if (!run.manual && stale.isStale(Number(run.target.jobId), Number(run.plannedAt))) {
+      if (stale.isStale(Number(run.target.jobId), Number(run.plannedAt), run.manual, attemptOf(run) > 1)) {
         await msg.ack();
         return;
       }
       const limit = run.target.instances;
       const leaseKey = `job-${run.target.jobId}`;
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
-      if (limit > 0 && !(await leases.acquire(leaseKey, run.runId, limit, (run.target.timeout * 2 + 60) * 1000))) {
-        await publish(run, skippedExecution(run, serverName, clock.now()));
-        runMetrics.executions.skipped.inc();
+      if (limit > 0 && !(await leases.acquire(leaseKey, attemptId(run), limit, (run.target.timeout * 2 + 60) * 1000))) {
+        await publish(run, attemptOf(run) > 1 ? retryNotMade(run, serverName, clock.now()) : skippedExecution(run, serverName, clock.now()));
+        recordSkip();
         await msg.ack();
         return;
       }
@@ -120,19 +176,16 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
           const { inFlight, waiting } = gate.load(accountId);
           const why = `skipped: this account already has ${inFlight} calls in progress and ${waiting} runs waiting on this executor (its fair share)`;
           await publish(run, skippedExecution(run, serverName, clock.now(), why));
-          runMetrics.executions.skipped.inc();
+          recordSkip();
         } else {
           try {
-            const result = await caller.call(spec);
-            const execution = executionOf(run, result, serverName);
-            await publish(run, execution);
-            recordRun(execution.outcome === ExecutionOutcome.SUCCEEDED, Number(execution.lateByMs), result);
+            await finishCall(run, await caller.call(spec));
           } finally {
             release();
           }
         }
       } finally {
-        if (limit > 0) await leases.release(leaseKey, run.runId).catch((error) => log.warn('lease release failed', { error }));
+        if (limit > 0) await leases.release(leaseKey, attemptId(run)).catch((error) => log.warn('lease release failed', { error }));
       }
       await msg.ack();
     } finally {
@@ -159,32 +212,5 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       waiting.clear();
       await stopping;
     },
-  };
-}
-
-/** Counted once the execution is published, so a run redelivered after a bus failure counts once. */
-function recordRun(succeeded: boolean, lateByMs: number, result: HttpResult) {
-  if (succeeded) {
-    runMetrics.executions.succeeded.inc();
-    runMetrics.targetDuration.succeeded.observe(result.executionTime);
-  } else {
-    runMetrics.executions.failed.inc();
-    runMetrics.targetDuration.failed.observe(result.executionTime);
-  }
-  runMetrics.lateness.observe(lateByMs / 1000);
-}
-
-/** Cancel notices per job, forgotten after ten minutes (far longer than any planning lead). */
-function createStaleRuns() {
-  const before = new Map<number, number>();
-  return {
-    cancel(jobId: number, at: number) {
-      before.set(jobId, Math.max(at, before.get(jobId) ?? 0));
-      if (before.size > 100_000) {
-        const horizon = Date.now() - 10 * 60_000;
-        for (const [id, t] of before) if (t < horizon) before.delete(id);
-      }
-    },
-    isStale: (jobId: number, plannedAt: number) => plannedAt > 0 && plannedAt < (before.get(jobId) ?? 0),
   };
 }

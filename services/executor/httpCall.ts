@@ -7,6 +7,7 @@ import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './outputCapture.ts';
 import { redirectTarget } from './redirect.ts';
 import { createWarmConnections } from './warmConnections.ts';
+import { SIGNATURE_HEADER, signatureHeader } from '../../shared/signing.ts';
 
 const CONNECTIONS_PER_ORIGIN = 1024;
 
@@ -20,6 +21,10 @@ export interface HttpResult {
   startTime: number /* ms */;
   executionTime: number /* seconds, float */;
   connectFailed: boolean;
+  /** The failure is of the kind that may pass (connect, reset, timeout), not a refusal or a bad URL. */
+  transient: boolean;
+  /** The final response's Retry-After header, when it had one. */
+  retryAfter: string | null;
 }
 
 export interface HttpCallerOptions {
@@ -69,6 +74,7 @@ interface Hop {
   /** onRequestStart ran: a socket was up, so a failure is not a connect failure. */
   connected: boolean;
   timedOut: boolean;
+  retryAfter?: string | null;
 }
 
 export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
@@ -100,6 +106,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       const capture = new OutputCapture();
       let status = 0;
       let location: string | null = null;
+      let retryAfter: string | null = null;
       let connected = false;
       let settled = false;
       let controller: Dispatcher.DispatchController | null = null;
@@ -108,7 +115,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         settled = true;
         clearTimeout(timer);
         if (headersSlot === slot) headersSlot = null;
-        resolve({ status, location, capture, ip: slot.ip, error, connected, timedOut });
+        resolve({ status, location, capture, ip: slot.ip, error, connected, timedOut, retryAfter });
       };
       const timer = setTimeout(() => {
         finish(null, true); // first: abort() reports back synchronously through onResponseError
@@ -127,6 +134,8 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
           status = statusCode;
           const loc = headers.location;
           location = REDIRECT_STATUSES.has(statusCode) ? (Array.isArray(loc) ? loc[0] : loc) ?? null : null;
+          const after = headers['retry-after'];
+          retryAfter = (Array.isArray(after) ? after[0] : after) ?? null;
         },
         onResponseData(c, chunk) {
           capture.push(chunk);
@@ -145,8 +154,11 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       try {
         const path = `${url.pathname}${url.search}`;
         const slack = remaining + 1000; // our timer decides; undici's only bounds the socket
+        // Signed now, over exactly what goes out: the URL without credentials or fragment.
+        const signature = spec.signing?.length ? signatureHeader(spec.signing, { method: spec.method, url: `${url.origin}${path}`, body: spec.body }, Date.now()) : null;
+        const headers = signature ? { ...spec.headers, [SIGNATURE_HEADER]: signature } : spec.headers;
         agent.dispatch(
-          { origin: url.origin, path, method: spec.method, headers: spec.headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
+          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
           handler,
         );
       } catch (e) {
@@ -161,6 +173,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
     spec: RequestSpec;
     redirects: number;
     retryable: boolean;
+    transient: boolean;
   }
 
   /** Sends `spec` and follows its redirects, all within one timeout. */
@@ -169,7 +182,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
     let spec = first;
     let redirects = redirectsSoFar;
     let last: Hop | null = null;
-    const fail = (error: string, retryable = false): Chain => ({ hop: last, error, spec, redirects, retryable });
+    const fail = (error: string, retryable = false, transient = retryable): Chain => ({ hop: last, error, spec, redirects, retryable, transient });
     for (;;) {
       let url: URL;
       try {
@@ -190,13 +203,13 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       last = hop;
       if (hop.timedOut) {
         const phase = !hop.connected ? ' while connecting' : hop.status === 0 ? ' waiting for the response' : ' while reading the body';
-        return fail(`timed out after ${first.timeoutMs / 1000} s${phase}`);
+        return fail(`timed out after ${first.timeoutMs / 1000} s${phase}`, false, true);
       }
       if (hop.error) {
         if (isEgressRefused(hop.error)) hop.ip = hop.error.ip;
         else if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
         if (closed) return fail('the executor is shutting down');
-        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error));
+        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error), !isEgressRefused(hop.error));
       }
       if (hop.location === null) return fail('');
       if (redirects >= maxRedirects) return fail(`too many redirects (more than ${maxRedirects})`);
@@ -230,7 +243,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       }
     } catch (e) {
       // Not expected; kept so a bug here still yields a failed run rather than a stuck one.
-      chain = { hop: null, error: `internal error: ${(e as Error)?.message ?? String(e)}`, spec, redirects: 0, retryable: false };
+      chain = { hop: null, error: `internal error: ${(e as Error)?.message ?? String(e)}`, spec, redirects: 0, retryable: false, transient: false };
     }
     const hop = chain.hop;
     return {
@@ -242,6 +255,8 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       startTime,
       executionTime: (performance.now() - t0) / 1000,
       connectFailed: chain.retryable,
+      transient: chain.transient,
+      retryAfter: hop?.retryAfter ?? null,
     };
   }
 

@@ -7,6 +7,7 @@ import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startExecutorService } from './server.ts';
 
@@ -17,8 +18,13 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 const auth = natsAuthOrExit(config, 'executor');
-const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', auth }));
-const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, auth);
+const readiness = createReadiness(log);
+collectProcessMetrics();
+// Up first: probes see "alive, not ready" while the connections are being made.
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
+readiness.set('executor', false, 'starting');
+const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', readiness, log, auth }));
+const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, { readiness, log, auth });
 const executor = await startExecutorService({
   bus,
   leases,
@@ -29,11 +35,10 @@ const executor = await startExecutorService({
   publicUrl: config.TOCK_PUBLIC_URL,
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
 });
-collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
+readiness.set('executor', true);
 onShutdown(log, async () => {
-  await ops.stop();
   await executor.stop();
   await leases.close();
   await bus.close();
+  await ops.stop();
 });

@@ -27,5 +27,7 @@ export function redirectTarget(spec: RequestSpec, status: number, location: stri
     headers[name] = value;
   }
   next.hash = '';
-  return { method: toGet ? 'GET' : spec.method, url: next.href, headers, body: toGet ? null : spec.body, timeoutMs: spec.timeoutMs };
+  // Every hop is signed afresh over its own method, URL and body (by the sender), so a signature
+  // seen by a redirect's target is good for that target only.
+  return { method: toGet ? 'GET' : spec.method, url: next.href, headers, body: toGet ? null : spec.body, timeoutMs: spec.timeoutMs, signing: spec.signing };
 }

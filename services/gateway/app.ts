@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
 import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
-import { FUNCTIONS, type Clients } from './functions.ts';
+import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
 import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
@@ -25,6 +26,8 @@ export interface GatewayOptions {
   now?: () => number;
   /** The /metrics exposition (embedded mode adds the executor thread's); default: this process's registry. */
   metrics?: () => Promise<{ contentType: string; body: string }>;
+  /** Embedded mode: the process's readiness (every service's conditions) also decides /readyz. */
+  readiness?: Readiness;
 }
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
@@ -47,6 +50,11 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
+    if (options.readiness && !options.readiness.ready()) {
+      ctx.status = 503;
+      ctx.body = { status: 'not ready', reason: Object.entries(options.readiness.failing()).map(([name, why]) => `${name}: ${why}`).join('; ') };
+      return;
+    }
     // Account 0 never exists: any answer of the service's own (not a failure to reach it, nor
     // our credential refused) proves the jobs service is up and takes our calls.
     const answered = await clients.jobs.getAccount({ id: 0n }).then(
@@ -97,7 +105,7 @@ export function createGateway(options: GatewayOptions): Koa {
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
       account ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
       accountId = String(account.id);
-      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical }, clients) };
+      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
       code = appError.code;
@@ -152,6 +160,7 @@ function forClient(error: unknown, requestId: string, where: string, log: Logger
   if (error instanceof RateLimitError) return error;
   if (isAppError(error) && error.httpStatus < 500) return error;
   log.error('request failed', { requestId, where, error });
+  if (error instanceof ExplainedError) return new ExplainedError(error.kind, `${error.message} (request id ${requestId})`);
   const kind = isAppError(error) ? error.kind : 'INTERNAL';
   // A busy or unreachable store or service (another process holds the lock too long, a peer is
   // restarting) is worth a retry, as 503 and Retry-After say.

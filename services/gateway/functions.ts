@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.ts';
+import { AppError, isAppError } from '../../shared/errors.ts';
 import { GroupDeleteMode, JobAction, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
@@ -22,7 +22,12 @@ export interface Call {
   /** The parsed JSON body when the request had one (cron_batch_add needs it). */
   json: Record<string, unknown> | null;
   canonical: (norm: string) => string | undefined;
+  /** The X-Idempotency-Key header, when sent. */
+  idempotencyKey?: string;
 }
+
+/** A 5xx whose message was written here for the client (no internals): shown as it is. */
+export class ExplainedError extends AppError {}
 
 type Fn = (call: Call, clients: Clients) => Promise<unknown>;
 
@@ -43,7 +48,7 @@ function batchData(data: unknown): unknown[] {
 }
 
 /** An error message of the form `url: ...` or `id[2]: ...` (and not already `data...`). */
-const NAMES_PARAMETER = /^(?!data\b)[A-Za-z]+[:[]/;
+const NAMES_PARAMETER = /^(?!data\b|idempotencyKey\b)[A-Za-z]+[:[]/;
 
 /** Runs a check on element i of a batch; its error names the element (`data[3].url: ...`). */
 function inElement<T>(i: number, fn: () => T): T {
@@ -133,9 +138,11 @@ export const FUNCTIONS: Record<string, Fn> = {
     const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
     return record(single(jobs, 'cron_add'), c, accountId);
   },
-  cron_batch_add: async ({ json, accountId, canonical }, c) => {
+  cron_batch_add: async ({ json, accountId, canonical, params, idempotencyKey: header }, c) => {
     if (!json) throw new AppError('INVALID_PARAMETER', 'data: cron_batch_add takes a JSON body: {"data": [{...}, ...]}');
-    const data = batchData(new Params([json], canonical).raw('data'));
+    const body = new Params([json], canonical);
+    const data = batchData(body.raw('data'));
+    const idempotencyKey = header ?? body.str('idempotencyKey') ?? params.str('idempotencyKey');
     const elements = data.map((element, i) =>
       inElement(i, () => {
         if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
@@ -145,7 +152,17 @@ export const FUNCTIONS: Record<string, Fn> = {
     );
     try {
       await checkChannels(c, accountId, elements.map((e) => e.settings));
-      const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run) });
+      const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run), idempotencyKey }).catch((error) => {
+        // A store or the jobs service failing mid-batch: the client must know what a retry does.
+        if (isAppError(error) && error.httpStatus < 500) throw error;
+        throw new ExplainedError(
+          'UNAVAILABLE',
+          idempotencyKey !== undefined
+            ? 'the batch was not completely written (the service failed); send it again with the same idempotency key to complete it without duplicates'
+            : 'the batch may be partly written (the service failed part way); check cron_list before sending it again, or send an X-Idempotency-Key so that a retry completes it without duplicates',
+          { cause: error },
+        );
+      });
       return records(jobs, c, accountId);
     } catch (error) {
       // The jobs service names the element only in batches of two or more; a batch of one says data[0] too.
@@ -232,4 +249,9 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
+  // The only answer that ever shows a signing secret.
+  account_secret_rotate: async ({ accountId }, c) => {
+    const { signingSecret, previousValidUntil } = await c.jobs.rotateSigningSecret({ id: accountId });
+    return { secret: signingSecret, previousValidUntil: previousValidUntil > 0n ? Math.floor(Number(previousValidUntil) / 1000) : null };
+  },
 };

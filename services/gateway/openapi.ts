@@ -86,7 +86,12 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   cron_list: { summary: "List the account's cron jobs", params: ['page', 'limit', 'keyword'], returns: JOBS },
   cron_get: { summary: 'Get a cron job', params: ['id'], required: ['id'], returns: JOB },
   cron_add: { summary: 'Add a cron job', settings: true, params: ['run', 'payload'], required: ['url'], returns: JOB },
-  cron_batch_add: { summary: 'Add up to 1000 cron jobs (JSON body {"data": [...]}): all or none', params: [], returns: JOBS },
+  cron_batch_add: {
+    summary:
+      'Add up to 1000 cron jobs (JSON body {"data": [...]}); invalid input writes none. With an idempotency key (header X-Idempotency-Key or body idempotencyKey, per account) a retry after a 503 completes the batch under the same ids and never duplicates a job; the same key with another batch is error 3',
+    params: [],
+    returns: JOBS,
+  },
   cron_edit: { summary: 'Edit a cron job', settings: true, params: ['id', 'run', 'payload'], required: ['id'], returns: JOB },
   cron_batch_edit: { summary: 'Edit several cron jobs the same way', settings: true, params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
   cron_group_edit: { summary: "Edit every job of a group (id is the group's)", settings: true, params: ['id'], required: ['id'], returns: JOBS },
@@ -132,6 +137,16 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
+  account_secret_rotate: {
+    summary: "A new secret for the signature (X-Tock-Signature) of the account's job requests, shown only in this answer; the previous one also signs for 24 h",
+    returns: {
+      type: 'object',
+      properties: {
+        secret: str('the new signing secret (whsec_...): the HMAC-SHA256 key, the whole string'),
+        previousValidUntil: { type: ['integer', 'null'], description: 'Unix time until which the replaced secret also signs; null when there was none' },
+      },
+    },
+  },
 };
 
 const nullable = (type: string, description: string): Schema => ({ type: [type, 'null'], description });
@@ -181,6 +196,8 @@ const SCHEMAS: Record<string, Schema> = {
           ip: str('address called'),
           server: str('executor'),
           executionTime: { type: 'number', description: 'seconds' },
+          attempt: int('which attempt of its occurrence (1 the first)'),
+          willRetry: bool('another attempt of this occurrence is scheduled'),
         },
       },
     },
@@ -227,7 +244,7 @@ const ERROR_RESPONSES = Object.fromEntries(
     ['409', "not allowed in the job's current state"],
     ['413', 'body over 1 MiB'],
     ['500', 'internal error (the message has a request id)'],
-    ['503', 'rate limited or briefly unavailable; see Retry-After'],
+    ['503', 'rate limited or briefly unavailable (a store failure too); see Retry-After'],
   ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: ref('Error') } } }]),
 );
 
@@ -249,9 +266,20 @@ function operation(name: string, doc: FunctionDoc, method: 'get' | 'post') {
     op.parameters = Object.entries(properties).map(([n, schema]) => ({ name: n, in: 'query', required: required.includes(n), schema }));
   } else {
     const body = name === 'cron_batch_add'
-      ? { type: 'object', required: ['data'], properties: { data: { type: 'array', maxItems: 1000, items: { type: 'object', required: ['url'], properties: { ...JOB_SETTINGS, run: PARAMS.run, payload: PARAMS.payload } } } } }
+      ? {
+          type: 'object',
+          required: ['data'],
+          properties: {
+            data: { type: 'array', maxItems: 1000, items: { type: 'object', required: ['url'], properties: { ...JOB_SETTINGS, run: PARAMS.run, payload: PARAMS.payload } } },
+            idempotencyKey: { type: 'string', minLength: 1, maxLength: 255, description: 'as the X-Idempotency-Key header: 1-255 visible ASCII characters' },
+          },
+        }
       : { type: 'object', required, properties };
     op.requestBody = { content: { 'application/json': { schema: body }, 'application/x-www-form-urlencoded': { schema: body } } };
+    if (name === 'cron_batch_add') {
+      const description = 'a retry with the same key and batch completes it without duplicates (1-255 visible ASCII characters, per account)';
+      op.parameters = [{ name: 'X-Idempotency-Key', in: 'header', required: false, description, schema: { type: 'string', maxLength: 255 } }];
+    }
   }
   return op;
 }

@@ -70,6 +70,9 @@ export function logRecord(entry: LogEntry) {
       ip: e.ip,
       server: e.server,
       executionTime: e.executionTime,
+      // Tock's: which attempt of its occurrence (retries), and whether another one follows.
+      attempt: e.attempt || 1,
+      willRetry: e.willRetry,
     },
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
 import { createGateway, type GatewayOptions } from './app.ts';
 import type { Clients } from './functions.ts';
 
@@ -14,8 +15,9 @@ export async function startGatewayServer(options: {
   host: string;
   port: number;
   metrics?: GatewayOptions['metrics'];
+  readiness?: Readiness;
 }) {
-  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log, metrics: options.metrics });
+  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log, metrics: options.metrics, readiness: options.readiness });
   const handle = app.callback();
   // Koa's handler settles every request itself (errors go to app.onerror): nothing to await here.
   const server: Server = createServer((req, res) => void handle(req, res));

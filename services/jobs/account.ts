@@ -1,13 +1,16 @@
 import { createHash, randomInt } from 'node:crypto';
 import { AppError } from '../../shared/errors.ts';
 import { isValidTimeZone } from '../../shared/schedule/index.ts';
+import { evolveSigning, NO_SIGNING, type SigningState } from '../../shared/signing.ts';
 import type { Decider } from './handleCommand.ts';
 
 export type AccountEvent =
-  | { type: 'AccountCreated'; data: { id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; at: number } }
+  | { type: 'AccountCreated'; data: { id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; at: number; signingSecret?: string } }
   | { type: 'AccountEdited'; data: { timezone: string; at: number } }
   | { type: 'TokenRotated'; data: { tokenHash: string; at: number } }
-  | { type: 'AccountDisabled'; data: { at: number } };
+  | { type: 'AccountDisabled'; data: { at: number } }
+  /** The only events that carry a signing secret, always in the one field `signingSecret`. */
+  | { type: 'SigningSecretRotated'; data: { signingSecret: string; at: number } };
 
 export interface Account {
   id: number;
@@ -17,13 +20,16 @@ export interface Account {
   jobLimit: number;
   disabled: boolean;
   createdAt: number;
+  /** Never leaves the jobs service except in the answer of a rotation (and to the planner through the store). */
+  signing: SigningState;
 }
 
 export type AccountCommand =
-  | { type: 'CreateAccount'; id: number; name: string; timezone: string; tokenHash: string; jobLimit: number }
+  | { type: 'CreateAccount'; id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; signingSecret: string }
   | { type: 'EditAccount'; id: number; timezone: string }
   | { type: 'RotateToken'; id: number; tokenHash: string }
-  | { type: 'DisableAccount'; id: number };
+  | { type: 'DisableAccount'; id: number }
+  | { type: 'RotateSigningSecret'; id: number; signingSecret: string };
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -43,7 +49,7 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
     switch (event.type) {
       case 'AccountCreated': {
         const { id, name, timezone, tokenHash, jobLimit, at } = event.data;
-        return { id, name, timezone, tokenHash, jobLimit, disabled: false, createdAt: at };
+        return { id, name, timezone, tokenHash, jobLimit, disabled: false, createdAt: at, signing: evolveSigning(NO_SIGNING, event) };
       }
       case 'AccountEdited':
         return state && { ...state, timezone: event.data.timezone };
@@ -51,6 +57,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
         return state && { ...state, tokenHash: event.data.tokenHash };
       case 'AccountDisabled':
         return state && { ...state, disabled: true };
+      case 'SigningSecretRotated':
+        return state && { ...state, signing: evolveSigning(state.signing, event) };
       default:
         return state;
     }
@@ -59,8 +67,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
     if (command.type === 'CreateAccount') {
       if (state) throw new AppError('INTERNAL', `account id ${command.id} is already taken`);
       checkTimezone(command.timezone);
-      const { id, name, timezone, tokenHash, jobLimit } = command;
-      return [{ type: 'AccountCreated', data: { id, name, timezone, tokenHash, jobLimit, at: now } }];
+      const { id, name, timezone, tokenHash, jobLimit, signingSecret } = command;
+      return [{ type: 'AccountCreated', data: { id, name, timezone, tokenHash, jobLimit, at: now, signingSecret } }];
     }
     if (!state) throw new AppError('NOT_FOUND', `account ${command.id} not found`);
     switch (command.type) {
@@ -71,6 +79,9 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
         return [{ type: 'TokenRotated', data: { tokenHash: command.tokenHash, at: now } }];
       case 'DisableAccount':
         return state.disabled ? [] : [{ type: 'AccountDisabled', data: { at: now } }];
+      case 'RotateSigningSecret':
+        if (state.disabled) throw new AppError('INVALID_STATE', `account ${command.id} is disabled`);
+        return [{ type: 'SigningSecretRotated', data: { signingSecret: command.signingSecret, at: now } }];
     }
   },
 };

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { newSigningSecret } from '../../shared/signing.ts';
 import { accountDecider, hashToken, isWellFormedToken, newToken, type Account, type AccountEvent } from './account.ts';
 import type { Commands } from './commands.ts';
 import type { JobsView } from './jobsView.ts';
@@ -61,7 +62,7 @@ export function createAccountService(store: EventStore, view: JobsView, commands
       const secret = token ?? newToken();
       await view.catchUp(store, 'account');
       if (view.accountByTokenHash(hashToken(secret))) throw new AppError('INVALID_PARAMETER', 'token: already in use');
-      const input = { name: name.trim(), timezone: timezone || 'UTC', tokenHash: hashToken(secret), jobLimit };
+      const input = { name: name.trim(), timezone: timezone || 'UTC', tokenHash: hashToken(secret), jobLimit, signingSecret: newSigningSecret() };
       // Checked before an id is taken: a refused account must leave no trace in the store.
       accountDecider.decide({ type: 'CreateAccount', id: 0, ...input }, null, commands.now());
       const id = await commands.ids.allocateOne('account');
@@ -78,5 +79,16 @@ export function createAccountService(store: EventStore, view: JobsView, commands
     },
 
     disableAccount: (id: number) => command({ type: 'DisableAccount', id }),
+
+    /**
+     * A new signing secret, returned here only; the previous one keeps signing for the grace
+     * period. An account created before signed requests existed gets its first one here.
+     */
+    async rotateSigningSecret(id: number): Promise<{ account: Account; signingSecret: string; previousValidUntil: number }> {
+      account(id);
+      const signingSecret = newSigningSecret();
+      const rotated = await command({ type: 'RotateSigningSecret', id, signingSecret });
+      return { account: rotated, signingSecret, previousValidUntil: rotated.signing.previous?.validUntil ?? 0 };
+    },
   };
 }

@@ -22,7 +22,8 @@ export function consumeExecutions(bus: Bus, service: JobsService, log: Logger) {
       msg.term();
       return;
     }
-    if (execution.outcome === ExecutionOutcome.SUCCEEDED || execution.outcome === ExecutionOutcome.FAILED) {
+    // An attempt with another one coming is not the occurrence's outcome: it is counted once, at its last attempt.
+    if (!execution.willRetry && (execution.outcome === ExecutionOutcome.SUCCEEDED || execution.outcome === ExecutionOutcome.FAILED)) {
       await service.recordExecution(Number(execution.jobId), execution.runId, execution.outcome === ExecutionOutcome.SUCCEEDED, execution.manual);
     }
     await msg.ack();

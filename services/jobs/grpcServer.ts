@@ -72,7 +72,8 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
   return {
-    addJobs: async (r) => jobs(await service.addJobs(Number(r.accountId), r.jobs.map(settingsFromProto), r.jobs.map((_, i) => order(r.runs[i])))),
+    addJobs: async (r) =>
+      jobs(await service.addJobs(Number(r.accountId), r.jobs.map(settingsFromProto), r.jobs.map((_, i) => order(r.runs[i])), r.idempotencyKey ?? null)),
     editJobs: async (r) =>
       jobs(
         await service.editJobs(
@@ -126,7 +127,14 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       if (r.timezone === undefined) return toProtoAccount(service.getAccount(Number(r.id)));
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
+    rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
   };
+}
+
+/** The one answer that carries a signing secret (the gateway's caller's own account, or the operator's). */
+async function rotateSigningSecret(service: JobsService, id: bigint) {
+  const { account, signingSecret, previousValidUntil } = await service.rotateSigningSecret(Number(id));
+  return { account: toProtoAccount(account), signingSecret, previousValidUntil: BigInt(previousValidUntil) };
 }
 
 /** The operator's calls (AdminService): served on their own port, behind the admin credential. */
@@ -135,7 +143,7 @@ export function adminGrpcImpl(service: JobsService, accountJobLimit = DEFAULT_AC
   return {
     createAccount: async (r) => {
       const { account, token } = await service.createAccount(r.name, r.timezone, r.token ?? null, r.jobLimit ?? accountJobLimit);
-      return { account: toProtoAccount(account), token };
+      return { account: toProtoAccount(account), token, signingSecret: account.signing.current ?? '' };
     },
     listAccounts: async () => ({ accounts: service.listAccounts().map(toProtoAccount) }),
     rotateToken: async (r) => {
@@ -143,5 +151,6 @@ export function adminGrpcImpl(service: JobsService, accountJobLimit = DEFAULT_AC
       return { account: toProtoAccount(account), token };
     },
     disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
+    rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
   };
 }

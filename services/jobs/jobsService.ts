@@ -7,6 +7,7 @@ import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
+import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
 import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
@@ -30,6 +31,25 @@ async function at<T>(where: string | null, fn: () => T | Promise<T>): Promise<T>
   } catch (error) {
     if (where && error instanceof AppError) throw new AppError(error.kind, `${where}.${error.message}`);
     throw error;
+  }
+}
+
+/**
+ * A store that fails while a batch is written: error 1 with 503 (worth a retry), saying what a
+ * retry does. Errors of ours (4xx) pass as they are.
+ */
+async function storeFailure<T>(fn: () => Promise<T>, keyed: boolean): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof AppError && error.httpStatus < 500) throw error;
+    throw new AppError(
+      'UNAVAILABLE',
+      keyed
+        ? 'the event store failed before the batch was completely written; send it again with the same idempotency key to complete it'
+        : 'the event store failed part way: the batch may be partly written; check cron_list before sending it again (a batch sent with an X-Idempotency-Key is completed by a retry, without duplicates)',
+      { cause: error },
+    );
   }
 }
 
@@ -68,17 +88,32 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     ...accounts,
     ...createGroupService(view, commands, account, fresh),
 
-    async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[]): Promise<JobEntry[]> {
+    /**
+     * Creates a batch of jobs. With an idempotency key the batch is recorded first (batchRecord.ts)
+     * and a retry completes it under the same ids; without one, a store failure part way leaves
+     * the jobs written so far, and the error says so.
+     */
+    async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
       const owner = account(accountId);
       if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'data: at least one cron job is required');
       if (inputs.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `data: at most ${MAX_BATCH} cron jobs per batch, got ${inputs.length}`);
-      if (owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
+      let stream: string | null = null;
+      let record: BatchRecord | null = null;
+      const hash = batchHash({ inputs, runs });
+      if (idempotencyKey !== null) {
+        checkIdempotencyKey(idempotencyKey);
+        stream = batchStream(accountId, idempotencyKey);
+        record = await storeFailure(() => readBatch(store, stream!), true);
+        if (record) sameBatch(record, hash);
+      }
+      // Counted when the batch is first sent; a retry only completes what was accepted then.
+      if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
       const prefix = (i: number) => (inputs.length > 1 || runs.length > 1 ? `data[${i}]` : null);
       // A batch of costly schedules is validated and written in slices: other requests get turns.
       const slice = timeSlicer();
-      // Validate every element before writing anything: a batch that fails changes nothing.
+      // Validate every element before writing anything: a batch that fails validation changes nothing.
       for (const [i, input] of inputs.entries()) {
         await slice();
         await at(prefix(i), () => {
@@ -88,25 +123,44 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           if (order) runOrderCommand(accountId, 0, order, event?.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
         });
       }
-      const newIds = await ids.allocate('cronjob', inputs.length);
-      const create = async (id: number, input: SettingsInput, order: RunOrder | null | undefined) => {
-        const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
-        if (!order) return created.position;
-        const run = await runJobCommand(runOrderCommand(accountId, id, order, created.state!.settings.httpMethod));
-        return run.position;
-      };
-      const writes: Promise<bigint | null>[] = [];
-      for (const [i, input] of inputs.entries()) {
-        await slice();
-        const id = newIds[i];
-        if (id === undefined) throw new Error(`the id allocator gave ${newIds.length} ids for ${inputs.length} jobs`);
-        const write = create(id, input, runs[i]);
-        // Handled by Promise.all below; until then a failure must not count as unhandled.
-        write.catch(() => {});
-        writes.push(write);
-      }
-      await settle(await Promise.all(writes));
-      return newIds.map((id) => fresh(id, accountId));
+      return storeFailure(async () => {
+        let retry = record !== null;
+        if (!record) {
+          const allocated = await ids.allocate('cronjob', inputs.length);
+          record = stream ? await recordBatch(store, stream, { ids: allocated, hash }, now()) : { ids: allocated, hash };
+          // A concurrent request with the same key recorded first: complete its batch.
+          retry = record.ids !== allocated;
+          sameBatch(record, hash);
+        }
+        const jobIds = record.ids;
+        const write = async (id: number, i: number) => {
+          // On a retry, what the first attempt already wrote is read back, not written again.
+          const written = retry ? await store.readStream(`cronjob-${id}`) : [];
+          let position: bigint | null = null;
+          let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
+          if (!written.length) {
+            const input = inputs[i];
+            if (!input) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
+            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
+            position = created.position;
+            method = created.state!.settings.httpMethod;
+          }
+          const order = runs[i];
+          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
+          return position;
+        };
+        const writes: Promise<bigint | null>[] = [];
+        for (let i = 0; i < jobIds.length; i++) {
+          await slice();
+          const pending = write(jobIds[i]!, i);
+          // Handled by Promise.all below; until then a failure must not count as unhandled.
+          pending.catch(() => {});
+          writes.push(pending);
+        }
+        await settle(await Promise.all(writes));
+        if (retry) await view.catchUp(store, 'cronjob');
+        return jobIds.map((id) => fresh(id, accountId));
+      }, idempotencyKey !== null);
     },
 
     async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: RunOrder | null): Promise<JobEntry[]> {

@@ -1,5 +1,10 @@
-import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import { AppError } from '../../shared/errors.ts';
+import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import { compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
+import { supervise, type SupervisedRun, type Supervisor } from '../../shared/supervise.ts';
 import { pointsPerDay } from '../../shared/schedule/index.ts';
 import { accountDecider, type Account, type AccountEvent } from './account.ts';
 import { groupDecider, type Group, type GroupEvent } from './group.ts';
@@ -20,17 +25,46 @@ export class JobsView {
   private accounts = new Map<number, Account>();
   private accountByToken = new Map<string, number>();
   private position = -1n;
-  private waiters: { position: bigint; resolve: () => void }[] = [];
-  private subscription: Subscription | null = null;
+  private waiters: { position: bigint; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private supervisor: Supervisor | null = null;
+  /** True while the subscription is caught up and running; requests fail fast (UNAVAILABLE) otherwise. */
+  live = false;
 
-  /** Subscribes from the beginning; resolves once caught up with what is stored. */
-  async start(store: EventStore, onError: (error: unknown) => void) {
-    this.subscription = store.subscribe({}, (event) => this.apply(event), onError);
-    await this.subscription.caughtUp;
+  /**
+   * Subscribes from the beginning; resolves once caught up with what is stored. The subscription is
+   * supervised: when it fails it is resumed from the last applied event, with backoff, and the
+   * view is not live meanwhile (the `jobs view` readiness condition is false).
+   */
+  async start(store: EventStore, options: { log: Logger; readiness?: Readiness }) {
+    this.supervisor = supervise({ name: 'jobs view', log: options.log, readiness: options.readiness, start: () => this.subscribe(store) });
+    await this.supervisor.started;
   }
 
   async stop() {
-    await this.subscription?.close();
+    await this.supervisor?.stop();
+    this.live = false;
+  }
+
+  private async subscribe(store: EventStore): Promise<SupervisedRun> {
+    const fromPosition = this.position >= 0n ? this.position : undefined;
+    const run = await subscriptionRun(store, { fromPosition }, (event) => this.apply(event), (error) => this.lost(error));
+    this.live = true;
+    return {
+      ended: run.ended,
+      stop: async () => {
+        this.live = false;
+        await run.stop();
+      },
+    };
+  }
+
+  /** The subscription failed: whoever waits for the view to catch up gets a retryable error now, not at their deadline. */
+  private lost(error: unknown) {
+    this.live = false;
+    const waiters = this.waiters;
+    this.waiters = [];
+    const reason = error instanceof Error ? error.message : String(error);
+    for (const w of waiters) w.reject(new AppError('UNAVAILABLE', `the jobs view lost the event store (${reason}); the change may be stored: read it back before retrying`));
   }
 
   /**
@@ -60,7 +94,8 @@ export class JobsView {
   /** Resolves once the view has applied everything up to `position` (read-your-writes after a command). */
   waitFor(position: bigint | null): Promise<void> {
     if (position === null || this.position >= position) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ position, resolve }));
+    if (!this.live) return Promise.reject(new AppError('UNAVAILABLE', 'the jobs view is catching up with the event store; try again shortly'));
+    return new Promise((resolve, reject) => this.waiters.push({ position, resolve, reject }));
   }
 
   apply(event: RecordedEvent) {

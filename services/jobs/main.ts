@@ -7,7 +7,9 @@ import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { startJobsServer } from './server.ts';
@@ -17,13 +19,18 @@ const log = createLogger('jobs', {}, config.LOG_LEVEL);
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 const store = openStore(config);
+const readiness = createReadiness(log);
+const unwatchStore = watchStore(store, readiness, { log });
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
-const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', auth: natsAuthOrExit(config, 'jobs') })) : undefined;
+const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', readiness, log, auth: natsAuthOrExit(config, 'jobs') })) : undefined;
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
+collectProcessMetrics();
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 const server = await startJobsServer({
   store,
   bus,
+  readiness,
   clock: systemClock,
   log,
   address: `${config.GRPC_HOST}:${config.JOBS_GRPC_PORT}`,
@@ -31,11 +38,10 @@ const server = await startJobsServer({
   admin: { address: `${config.GRPC_HOST}:${config.ADMIN_GRPC_PORT}`, credentials: adminCredentials },
   accountJobLimit: config.TOCK_ACCOUNT_JOB_LIMIT,
 });
-collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await server.stop();
+  unwatchStore();
   await bus?.close();
   await store.close();
 });

@@ -3,8 +3,11 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import { gated } from '../../shared/grpc/gate.ts';
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import { consumeExecutions } from './executionConsumer.ts';
 import { adminGrpcImpl, jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
@@ -25,24 +28,31 @@ export interface StartJobsOptions {
   admin?: { address: string; credentials: GrpcCredentials };
   /** With a bus, it also consumes execution outcomes (failure counting). */
   bus?: Bus;
+  /** The process's readiness, served by the gRPC health service; a new one when absent. */
+  readiness?: Readiness;
   /** The job limit of an account created without one. */
   accountJobLimit?: number;
 }
 
 const hostOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
 
-/** Builds the jobs view from the store, then serves JobsService (and AdminService) over gRPC. */
+/**
+ * Serves JobsService (and AdminService) with the gRPC health service, then builds the jobs view
+ * from the store; resolves once it is caught up. Until then, and whenever the view has lost the
+ * store, calls answer UNAVAILABLE and health says NOT_SERVING.
+ */
 export async function startJobsServer(options: StartJobsOptions) {
   const { store, clock, log } = options;
+  const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
-  const started = Date.now();
-  await view.start(store, (error) => log.error('jobs view subscription failed', { error }));
-  log.info('jobs view rebuilt', { ms: Date.now() - started });
   const service = createJobsService(store, view, clock);
-  const consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
+  const catchingUp = () => (view.live ? null : 'the jobs view is catching up with the event store');
   const servers: ReturnType<typeof createGrpcServer>[] = [];
+  const unwatch: (() => void)[] = [];
+  let consumer: Awaited<ReturnType<typeof consumeExecutions>> | null = null;
   const stopAll = async () => {
     await consumer?.stop();
+    for (const u of unwatch) u();
     for (const s of servers) await stopServer(s);
     await view.stop();
   };
@@ -51,16 +61,21 @@ export async function startJobsServer(options: StartJobsOptions) {
     if (options.admin) {
       const admin = createGrpcServer(options.admin.credentials);
       servers.push(admin);
-      addService(admin, AdminService, adminGrpcImpl(service, options.accountJobLimit), log);
+      addService(admin, AdminService, gated(adminGrpcImpl(service, options.accountJobLimit), catchingUp), log);
       adminAddress = `${hostOf(options.admin.address)}:${await startServer(admin, options.admin.address, options.admin.credentials)}`;
       log.info('admin service listening', { address: adminAddress });
     }
     const server = createGrpcServer(options.credentials ?? {});
     servers.push(server);
-    addService(server, JobsService, jobsGrpcImpl(service, clock), log);
+    addService(server, JobsService, gated(jobsGrpcImpl(service, clock), catchingUp), log);
+    unwatch.push(addHealthService(server, readiness, [JobsService.typeName]));
     const address = `${hostOf(options.address)}:${await startServer(server, options.address, options.credentials ?? {})}`;
+    const started = Date.now();
+    await view.start(store, { log, readiness });
+    log.info('jobs view rebuilt', { ms: Date.now() - started });
     log.info('jobs service listening', { address });
-    return { address, adminAddress, service, view, stop: stopAll };
+    consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
+    return { address, adminAddress, service, view, readiness, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

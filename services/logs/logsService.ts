@@ -5,7 +5,9 @@ import type { Bus, Consumer } from '../../shared/bus/bus.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
 import type { LogsView, LogsViewOptions } from './logsView.ts';
@@ -24,6 +26,8 @@ export interface LogsServiceOptions extends LogsViewOptions {
   address: string;
   /** Who may call it (none: anyone who reaches the address; only for tests and an explicit insecure flag). */
   credentials?: GrpcCredentials;
+  /** The process's readiness, served by the gRPC health service; a new one when absent. */
+  readiness?: Readiness;
 }
 
 export interface LogsServiceHandle {
@@ -65,6 +69,7 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
     const durable = await durableOf(view);
     consumer = await bus.consume({ ...CONSUMERS.logs, durable, deliverPolicy: 'all' }, createRecorder(view, log));
     addService(server, LogsService, logsGrpcImpl(view), log);
+    const unwatch = addHealthService(server, options.readiness ?? createReadiness(log), [LogsService.typeName]);
     const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('logs service listening', { address, durable, size: await view.size() });
@@ -75,6 +80,7 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
       async stop() {
         // Consumer first: in-flight batches commit and ack before the database closes.
         await consumer?.stop();
+        unwatch();
         await stopServer(server);
         await view.close();
       },

@@ -5,6 +5,7 @@ import { loadConfigOrExit } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { logsStoreChoice } from '../../shared/openStore.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { onShutdown } from '../../shared/runMain.ts';
@@ -18,12 +19,13 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 const credentials = grpcCredentialsOrExit(config, 'service', log);
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', auth: natsAuthOrExit(config, 'logs') }).then(measuredBus, (error: unknown) => {
+const readiness = createReadiness(log);
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-logs', readiness, log, auth: natsAuthOrExit(config, 'logs') }).then(measuredBus, (error: unknown) => {
   process.stderr.write(`logs: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
 const db = logsStoreChoice(config);
-const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbUrl: db.url } : { dbPath: db.path }), log, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}`, credentials }).catch(
+const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbUrl: db.url } : { dbPath: db.path }), log, readiness, address: `${config.GRPC_HOST}:${config.LOGS_GRPC_PORT}`, credentials }).catch(
   async (error: unknown) => {
     log.error('logs service failed to start', { error });
     await bus.close().catch(() => undefined);
@@ -31,7 +33,7 @@ const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbU
   },
 );
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await service.stop();

@@ -1,6 +1,7 @@
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
@@ -19,12 +20,14 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 const credentials = grpcCredentialsOrExit(config, 'service', log);
-const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', auth: natsAuthOrExit(config, 'notifier') }).then(measuredBus, (error: unknown) => {
+const readiness = createReadiness(log);
+const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readiness, log, auth: natsAuthOrExit(config, 'notifier') }).then(measuredBus, (error: unknown) => {
   process.stderr.write(`notifier: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
 const store = openStore(config);
 const notifier = await startNotifier({
+  readiness,
   store,
   bus,
   clock: systemClock,
@@ -43,7 +46,7 @@ const notifier = await startNotifier({
   process.exit(1);
 });
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await notifier.stop();

@@ -6,6 +6,8 @@ import { NotificationSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import type { Logger } from '../../shared/log.ts';
 import { notifications } from '../../shared/metrics.ts';
 import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
@@ -18,6 +20,8 @@ import { NotifierView } from './notifierView.ts';
 import { createSenders, type SmtpSettings } from './senders.ts';
 
 export interface NotifierOptions {
+  /** The process's readiness, served by the gRPC health service; a new one when absent. */
+  readiness?: Readiness;
   store: EventStore;
   bus: Bus;
   clock: Clock;
@@ -96,6 +100,7 @@ export async function startNotifier(options: NotifierOptions) {
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
     addService(server, NotifierService, notifierGrpcImpl(channels), log);
+    const unwatch = addHealthService(server, options.readiness ?? createReadiness(log), [NotifierService.typeName]);
     const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('notifier listening', { address });
@@ -108,6 +113,7 @@ export async function startNotifier(options: NotifierOptions) {
       async stop() {
         await consumer?.stop();
         await dispatcher.stop();
+        unwatch();
         await stopServer(server);
         await view.stop();
         await senders.close();

@@ -1,6 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type CronJob } from '../../shared/job/index.ts';
+import type { SigningKey } from '../../shared/signing.ts';
 import type { RunOrder } from './catchUp.ts';
 
 /**
@@ -8,11 +9,16 @@ import type { RunOrder } from './catchUp.ts';
  * executor needs to call the job (taken when the run falls due, so an edit made before then
  * counts and one made after does not).
  */
-export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0): DueRun {
+export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): DueRun {
   return create(DueRunSchema, {
     runId: order.runId,
     // The settings the table marks as the request's (`target`), copied as one literal.
-    target: { jobId: BigInt(job.id), accountId: BigInt(job.accountId), ...targetOf(job.settings) },
+    target: {
+      jobId: BigInt(job.id),
+      accountId: BigInt(job.accountId),
+      ...targetOf(job.settings),
+      signingSecrets: keys.map((k) => ({ secret: k.secret, validUntil: BigInt(k.validUntil) })),
+    },
     scheduledAt: BigInt(order.scheduledAt),
     occurrenceAt: BigInt(order.occurrenceAt),
     payload: order.payload ?? undefined,
@@ -23,8 +29,11 @@ export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0): DueRun {
   });
 }
 
-export const encodeDueRun = (job: CronJob, order: RunOrder, plannedAt = 0): Uint8Array => toBinary(DueRunSchema, toDueRun(job, order, plannedAt));
+const NO_KEYS: readonly SigningKey[] = [];
+
+export const encodeDueRun = (job: CronJob, order: RunOrder, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): Uint8Array =>
+  toBinary(DueRunSchema, toDueRun(job, order, plannedAt, keys));
 
 /** Encoding deferred to the publish (see Outgoing). A returned arrow, not a named one: tsx would
  * give a named closure its name at run time, once per run. */
-export const encodeLater = (job: CronJob, order: RunOrder, plannedAt: number) => () => encodeDueRun(job, order, plannedAt);
+export const encodeLater = (job: CronJob, order: RunOrder, plannedAt: number, keys: readonly SigningKey[]) => () => encodeDueRun(job, order, plannedAt, keys);

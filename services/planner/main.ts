@@ -7,7 +7,9 @@ import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startPlanner } from './server.ts';
 
@@ -20,19 +22,22 @@ if (!config.NATS_URL) {
 const log = createLogger('planner', {}, config.LOG_LEVEL);
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const store = openStore(config);
+const readiness = createReadiness(log);
+const unwatchStore = watchStore(store, readiness, { log });
 let bus: Bus;
 try {
-  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', auth: natsAuthOrExit(config, 'planner') });
+  bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', readiness, log, auth: natsAuthOrExit(config, 'planner') });
 } catch (error) {
   process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-const server = await startPlanner({ store, bus, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, credentials, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+const server = await startPlanner({ store, bus, readiness, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, credentials, leadMs: config.TOCK_DISPATCH_LEAD_MS });
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => true, metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await server.stop();
+  unwatchStore();
   await bus.close();
   await store.close();
 });

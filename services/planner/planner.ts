@@ -1,10 +1,14 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
+import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
+import { AccountSecrets } from './accountSecrets.ts';
 import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
@@ -30,6 +34,8 @@ export interface PlannerOptions {
    * or minute, not during it. A job change sends a cancel notice for runs already out. Default 0.
    */
   leadMs?: number;
+  /** Gets the `planner schedule` condition: false while catching up or resubscribing. */
+  readiness?: Readiness;
 }
 
 /** Entries fired per macrotask when many fall due at once. */
@@ -48,7 +54,12 @@ export class Planner {
   private readonly dispatcher: Dispatcher;
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
-  private subscription: Subscription | null = null;
+  private supervisor: Supervisor | null = null;
+  private accountSupervisor: Supervisor | null = null;
+  /** Position of the last account event applied (a restarted subscription resumes after it). */
+  private accountPosition = -1n;
+  /** Signing secrets per account, from the account events: every due run carries its account's. */
+  readonly secrets = new AccountSecrets();
   private live = false;
   private wake: { at: number; cancel: () => void } | null = null;
   private drainQueued = false;
@@ -84,12 +95,23 @@ export class Planner {
     this.watermark = watermark;
     this.projection = new ScheduleProjection(watermark);
     const started = Date.now();
-    this.subscription = store.subscribe(
-      { category: 'cronjob' },
-      (event) => this.onEvent(event),
-      (error) => log.error('planner subscription to job events stopped', { error }),
-    );
-    await this.subscription.caughtUp;
+    // Accounts first, so the runs published while catching up are signed already.
+    this.accountSupervisor = supervise({
+      name: 'planner accounts',
+      log,
+      readiness: this.options.readiness,
+      start: () =>
+        subscriptionRun(store, { category: 'account', fromPosition: this.accountPosition >= 0n ? this.accountPosition : undefined }, (event) => this.onAccountEvent(event)),
+    });
+    await this.accountSupervisor.started;
+    // Supervised: a failed subscription resumes after the last event applied, with backoff.
+    this.supervisor = supervise({
+      name: 'planner schedule',
+      log,
+      readiness: this.options.readiness,
+      start: () => subscriptionRun(store, { category: 'cronjob', fromPosition: this.projection.position >= 0n ? this.projection.position : undefined }, (event) => this.onEvent(event)),
+    });
+    await this.supervisor.started;
     const rebuiltMs = Date.now() - started;
     // Everything applied so far is planned here in one sweep, in time slices (a million schedules
     // take seconds); events that arrive meanwhile wait for it, then are planned as they come.
@@ -126,7 +148,8 @@ export class Planner {
     this.wake = null;
     this.watermarkTimer?.();
     this.watermarkTimer = null;
-    await this.subscription?.close();
+    await this.supervisor?.stop();
+    await this.accountSupervisor?.stop();
     if (options.flush ?? true) {
       await Promise.race([this.dispatcher.idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
       await this.writing;
@@ -181,6 +204,12 @@ export class Planner {
     if (this.live) this.replan(change);
   }
 
+  private onAccountEvent(event: RecordedEvent) {
+    this.accountPosition = event.position;
+    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data });
+  }
+
   private replan(change: PlanChange) {
     if (change.kind === 'none') return;
     const cancelled = change.kind !== 'queued' && this.cancelAhead(change.kind === 'removed' ? change.jobId : change.plan.job.id);
@@ -207,14 +236,15 @@ export class Planner {
    */
   private cancelAhead(jobId: number): boolean {
     const until = this.ahead.get(jobId);
-    if (until === undefined) return false;
     const now = this.options.clock.now();
     this.ahead.delete(jobId);
-    if (until <= now) return false;
-    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now })).catch((error) =>
+    // Nothing of the job is ahead of its time: only retries waiting on the bus are stale (runs
+    // due now stay valid, and nothing would publish them again).
+    const ahead = until !== undefined && until > now;
+    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now, retries: !ahead })).catch((error) =>
       this.options.log.warn('cancel notice not sent', { jobId, error }),
     );
-    return true;
+    return ahead;
   }
 
   private hasDue() {
@@ -279,7 +309,7 @@ export class Planner {
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
     const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt) });
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {

@@ -1,12 +1,14 @@
-
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
+import { gated } from '../../shared/grpc/gate.ts';
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
 import { watchPlanner } from '../../shared/metrics.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import { plannerGrpcImpl } from './grpcServer.ts';
 import { Planner } from './planner.ts';
 
@@ -23,35 +25,43 @@ export interface StartPlannerOptions {
   misfireMs?: number;
   /** Put runs on the bus this long before they are due (default 0; see PlannerOptions.leadMs). */
   leadMs?: number;
+  /** The process's readiness (embedded: shared by every service); a new one when absent. */
+  readiness?: Readiness;
 }
 
 /**
- * Rebuilds the schedule projection, catches up what was missed while down, starts publishing due
- * runs, then serves PlannerService (NextRuns, NextRunOf) over gRPC at `address`.
+ * Serves PlannerService (NextRuns, NextRunOf) and the gRPC health service at `address`, then
+ * rebuilds the schedule projection, catches up what was missed while down and starts publishing
+ * due runs. Until the projection is rebuilt, calls answer UNAVAILABLE and health says NOT_SERVING.
  */
 export async function startPlanner(options: StartPlannerOptions) {
   const { log } = options;
-  const planner = new Planner(options);
-  await planner.start();
-  const unwatch = watchPlanner(() => planner.stats());
+  const readiness = options.readiness ?? createReadiness(log);
+  const planner = new Planner({ ...options, readiness });
+  let started = false;
   const server = createGrpcServer(options.credentials ?? {});
-  addService(server, PlannerService, plannerGrpcImpl(planner), log);
-  let port: number;
+  addService(server, PlannerService, gated(plannerGrpcImpl(planner), () => (started ? null : 'the planner is rebuilding its schedules')), log);
+  const unwatchHealth = addHealthService(server, readiness, [PlannerService.typeName]);
+  const port = await startServer(server, options.address, options.credentials ?? {});
   try {
-    port = await startServer(server, options.address, options.credentials ?? {});
+    await planner.start();
+    started = true;
   } catch (error) {
-    unwatch();
-    await planner.stop();
+    unwatchHealth();
+    await stopServer(server);
     throw error;
   }
+  const unwatchMetrics = watchPlanner(() => planner.stats());
   const host = options.address.slice(0, options.address.lastIndexOf(':'));
   log.info('planner service listening', { address: `${host}:${port}` });
   return {
     address: `${host}:${port}`,
     planner,
+    readiness,
     /** Stops serving and publishing; `flush: false` stops like a crash (tests). */
     async stop(stopOptions: { flush?: boolean } = {}) {
-      unwatch();
+      unwatchMetrics();
+      unwatchHealth();
       await stopServer(server);
       await planner.stop(stopOptions);
     },

@@ -13,6 +13,9 @@ import {
   type StreamConfig as NatsStreamConfig,
 } from '@nats-io/jetstream';
 import type { NatsAuth } from './natsAuth.ts';
+import { createLogger, type Logger } from '../log.ts';
+import type { Readiness } from '../readiness.ts';
+import { supervise, type SupervisedRun } from '../supervise.ts';
 import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
 
 /** NATS's default for pull consumers, made explicit so both adapters agree. */
@@ -43,12 +46,26 @@ function toRecord(h: MsgHdrs | undefined): Record<string, string> {
  * subscriptions for live fan-out. Acks are sent without waiting for the server's confirmation; a
  * lost ack means a redelivery, which at-least-once handlers already tolerate.
  */
-export async function connectNatsBus(url: string, options: { name?: string; auth?: NatsAuth } = {}): Promise<Bus> {
+export interface NatsBusOptions {
+  name?: string;
+  /** Gets the `bus` condition (connected or not) and one per consumer (running or being recreated). */
+  readiness?: Readiness;
+  log?: Logger;
+  /** Credentials of this service's NATS user (see natsAuth.ts). */
+  auth?: NatsAuth;
+}
+
+/** Client reconnect settings shared by every NATS connection of Tock: try forever, a second apart (with jitter). */
+export const RECONNECT = { maxReconnectAttempts: -1, reconnectTimeWait: 1000, reconnectJitter: 500 } as const;
+
+export async function connectNatsBus(url: string, options: NatsBusOptions = {}): Promise<Bus> {
+  const log = options.log ?? createLogger('bus', {}, 'warn');
+  const { readiness } = options;
   let nc: NatsConnection;
   try {
     // noAsyncTraces: nats.js otherwise builds two Error objects (stack captures) per publish in
     // case it fails; that was a tenth of an executor's CPU. Our errors say what failed anyway.
-    nc = await connect({ servers: url, name: options.name, maxReconnectAttempts: -1, noAsyncTraces: true, ...options.auth });
+    nc = await connect({ servers: url, name: options.name, ...RECONNECT, noAsyncTraces: true, ...options.auth });
   } catch (e) {
     throw busError(`connect to NATS at ${url}`, e);
   }
@@ -58,6 +75,29 @@ export async function connectNatsBus(url: string, options: { name?: string; auth
   });
   const js = jsm.jetstream();
   const consumers = new Set<Consumer>();
+  // Streams asked for, so they can be made again on a server that came back without its state.
+  const streams = new Map<string, Partial<NatsStreamConfig> & { name: string }>();
+  async function addStream(cfg: Partial<NatsStreamConfig> & { name: string }) {
+    try {
+      await jsm.streams.add(cfg);
+    } catch (e) {
+      if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw busError(`create stream "${cfg.name}"`, e);
+      await jsm.streams.update(cfg.name, cfg).catch((e2) => {
+        throw busError(`update stream "${cfg.name}"`, e2);
+      });
+    }
+  }
+  readiness?.set('bus', true);
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') readiness?.set('bus', false, `disconnected from NATS (${status.server})`);
+      else if (status.type === 'reconnect') {
+        for (const cfg of streams.values()) await addStream(cfg).catch((error) => log.warn('stream not restored after reconnect', { stream: cfg.name, error }));
+        readiness?.set('bus', true);
+        log.info('reconnected to NATS', { server: status.server });
+      }
+    }
+  })();
 
   async function upsertConsumer(stream: string, config: ConsumerConfig) {
     try {
@@ -96,14 +136,8 @@ export async function connectNatsBus(url: string, options: { name?: string; auth
         max_age: nanos(config.maxAgeMs ?? 0),
         max_msgs: config.maxMessages && config.maxMessages > 0 ? config.maxMessages : -1,
       };
-      try {
-        await jsm.streams.add(cfg);
-      } catch (e) {
-        if (!(e instanceof JetStreamApiError && e.code === STREAM_NAME_IN_USE)) throw busError(`create stream "${config.name}"`, e);
-        await jsm.streams.update(config.name, cfg).catch((e2) => {
-          throw busError(`update stream "${config.name}"`, e2);
-        });
-      }
+      streams.set(config.name, cfg);
+      await addStream(cfg);
     },
 
     async publish(subject: string, data: Uint8Array, options: PublishOptions = {}): Promise<PublishResult> {
@@ -136,14 +170,44 @@ export async function connectNatsBus(url: string, options: { name?: string; auth
         replay_policy: ReplayPolicy.Instant,
         ...(options.filterSubject && { filter_subject: options.filterSubject }),
       };
-      let iterator: ConsumerMessages;
-      try {
-        await upsertConsumer(options.stream, config);
-        const consumer = await js.consumers.get(options.stream, options.durable);
-        iterator = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH) });
-      } catch (e) {
-        throw busError(what, e);
-      }
+      // One run: (re)create the durable and pull from it until stopped or lost.
+      const startRun = async (): Promise<SupervisedRun> => {
+        let iterator: ConsumerMessages;
+        try {
+          await upsertConsumer(options.stream, config).catch(async (e) => {
+            // The server came back without the stream: make it again from what was asked for.
+            const stream = streams.get(options.stream);
+            if (!(e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) || !stream) throw e;
+            await addStream(stream);
+            await upsertConsumer(options.stream, config);
+          });
+          const consumer = await js.consumers.get(options.stream, options.durable);
+          // Missing stream or durable ends the run, so the supervisor makes them again.
+          iterator = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH), abort_on_missing_resource: true });
+        } catch (e) {
+          throw busError(what, e);
+        }
+        let stopping = false;
+        const ended = (async () => {
+          for await (const m of iterator) {
+            while (inFlight >= limit && !stopped) await new Promise<void>((r) => (wake = r));
+            // Already buffered when stop() came: hand back now rather than after ack wait.
+            if (stopped || stopping) m.nak();
+            else run(m);
+          }
+          const closed = await iterator.closed();
+          if (closed instanceof Error) throw closed;
+        })();
+        ended.catch(() => undefined);
+        return {
+          ended,
+          async stop() {
+            stopping = true;
+            await iterator.close().catch(() => undefined);
+            await ended.catch(() => undefined);
+          },
+        };
+      };
 
       let stopped = false;
       let inFlight = 0;
@@ -164,14 +228,20 @@ export async function connectNatsBus(url: string, options: { name?: string; auth
         });
         running.add(p);
       };
-      const loop = (async () => {
-        for await (const m of iterator) {
-          while (inFlight >= limit && !stopped) await new Promise<void>((r) => (wake = r));
-          // Already buffered when stop() came: hand back now rather than after ack wait.
-          if (stopped) m.nak();
-          else run(m);
-        }
-      })().catch((e) => console.error(busError(what, e).message));
+      // The first run must work (a bad config fails the caller); later ones are retried forever.
+      const first = await startRun();
+      let initial: SupervisedRun | null = first;
+      const supervisor = supervise({
+        name: `consumer ${options.durable}`,
+        log,
+        readiness,
+        start: async () => {
+          const next = initial ?? (await startRun());
+          initial = null;
+          return next;
+        },
+      });
+      await supervisor.started;
 
       const consumer: Consumer = {
         async stop() {
@@ -179,8 +249,7 @@ export async function connectNatsBus(url: string, options: { name?: string; auth
           stopped = true;
           consumers.delete(consumer);
           wake?.();
-          await iterator.close().catch(() => undefined);
-          await loop;
+          await supervisor.stop();
           await Promise.allSettled([...running]);
           // Acks go out without confirmation: make sure the last ones left before we return.
           await nc.flush().catch(() => undefined);

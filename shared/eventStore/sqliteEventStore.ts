@@ -10,7 +10,7 @@
  * positions and a subscription reading `position > checkpoint` never skips an event committed later.
  */
 import Database from 'better-sqlite3';
-import { retryWhileBusy, useWal } from '../sqlite.ts';
+import { retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -37,6 +37,9 @@ export interface SqliteEventStoreOptions {
 
 // Long enough to ride out another process's batch append, short enough to surface a stuck lock.
 const BUSY_TIMEOUT_MS = 10_000;
+// What one write attempt may block the event loop waiting for the lock; past it the wait goes on
+// between attempts (retryWhileBusyAsync), so a lock held for long never freezes the process.
+const ATTEMPT_BUSY_MS = 25;
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS streams (
@@ -114,6 +117,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     // after a crash; only the last commits before a power cut may be lost, not reordered.
     db.pragma('synchronous = NORMAL');
     retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), busyTimeoutMs);
+    db.pragma(`busy_timeout = ${Math.min(ATTEMPT_BUSY_MS, busyTimeoutMs)}`);
   } catch (error) {
     db.close();
     throw translate(error);
@@ -198,6 +202,17 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
       return Promise.reject(translate(error));
     }
   };
+  /** A write: waits for the lock (up to busyTimeoutMs) without blocking the event loop. */
+  const guardWrite = async <T>(fn: () => T): Promise<T> => {
+    try {
+      return await retryWhileBusyAsync(() => {
+        if (closed) throw new AppError('INTERNAL', 'event store (sqlite) is closed');
+        return fn();
+      }, busyTimeoutMs);
+    } catch (error) {
+      throw translate(error);
+    }
+  };
 
   const source: SubscriptionSource<EventRow> = {
     notifier,
@@ -218,7 +233,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
 
   return {
     appendToStream: (stream, events, options = {}) =>
-      guard(() => {
+      guardWrite(() => {
         const result = append.immediate(stream, events, options.expectedRevision ?? 'any');
         if (events.length > 0) notifyAppended(notifier);
         return result;
@@ -240,7 +255,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     },
 
     setStreamMaxCount: (stream, maxCount) =>
-      guard(() => {
+      guardWrite(() => {
         if (!Number.isInteger(maxCount) || maxCount < 1) {
           throw new AppError('INVALID_PARAMETER', `max count must be a positive integer, got ${maxCount}`);
         }

@@ -181,6 +181,9 @@ export const SETTINGS = {
   notifyChannels: text({ doc: 'channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', default: '', normalize: normalizeChannelList, limits: { pattern: '^[0-9, ]*$' } }),
   keyword: text({ doc: 'the run fails unless the output contains it', default: '', ...length(100), target: true }),
   pattern: text({ doc: 'the run fails if the output contains it', default: '', ...length(255), target: true }),
+  // Tock's: attempts after a failed call that may pass, and the base of their backoff (services/executor/retryPolicy.ts).
+  retries: int({ doc: 'attempts after a failed call that may pass (connection error, timeout, 5xx, 429)', default: 0, ...range(0, 10), target: true }),
+  retryBackoff: int({ doc: 'base of the exponential backoff between attempts, seconds (full jitter, capped at 1 hour)', default: 10, ...range(1, 3600, ' seconds'), target: true }),
 } as const;
 
 type Table = typeof SETTINGS;

@@ -2,6 +2,9 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import type { NatsAuth } from '../bus/natsAuth.ts';
+import { RECONNECT } from '../bus/natsBus.ts';
+import type { Logger } from '../log.ts';
+import type { Readiness } from '../readiness.ts';
 import { takeSlot, type Holders, type Leases } from './leases.ts';
 
 const decoder = new TextDecoder();
@@ -11,9 +14,27 @@ const encoder = new TextEncoder();
  * Leases in a NATS KV bucket: each key holds its holders as JSON, changed only with
  * compare-and-set on the entry's revision, so replicas racing for the last slot cannot both win.
  */
-export async function connectNatsLeases(url: string, bucket = 'tock_instances', now: () => number = Date.now, auth: NatsAuth = {}): Promise<Leases> {
-  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases', noAsyncTraces: true, ...auth });
-  const kv: KV = await new Kvm(nc).create(bucket, { history: 1 });
+export async function connectNatsLeases(
+  url: string,
+  bucket = 'tock_instances',
+  now: () => number = Date.now,
+  options: { readiness?: Readiness; log?: Logger; auth?: NatsAuth } = {},
+): Promise<Leases> {
+  // Reconnects forever, as the bus does: the executor outlives any NATS restart.
+  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases', ...RECONNECT, noAsyncTraces: true, ...options.auth });
+  const kvm = new Kvm(nc);
+  const kv: KV = await kvm.create(bucket, { history: 1 });
+  options.readiness?.set('leases', true);
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') options.readiness?.set('leases', false, `disconnected from NATS (${status.server})`);
+      else if (status.type === 'reconnect') {
+        // A server that came back without its state has no bucket: make it again (a no-op otherwise).
+        await kvm.create(bucket, { history: 1 }).catch((error) => options.log?.warn('leases bucket not restored after reconnect', { bucket, error }));
+        options.readiness?.set('leases', true);
+      }
+    }
+  })();
 
   const change = async (key: string, fn: (holders: Holders) => Holders | null): Promise<boolean> => {
     for (let attempt = 0; attempt < 100; attempt++) {

@@ -46,9 +46,14 @@ export function startService(name: string, env: Record<string, string>, ready: R
       child.kill('SIGKILL');
       reject(new Error(`${name} did not become ready in ${timeoutMs} ms:\n${output.join('')}`));
     }, timeoutMs);
+    let started = false;
     const onData = (chunk: Buffer) => {
       output.push(String(chunk));
-      if (ready.test(output.join(''))) {
+      // Only until ready: joining all output on every chunk is quadratic, and a chatty service
+      // (thousands of warnings during an outage) would stall this process, then every child
+      // blocked writing its logs to a pipe no one drains.
+      if (!started && ready.test(output.join(''))) {
+        started = true;
         clearTimeout(timer);
         resolve(proc);
       }

@@ -10,7 +10,7 @@ export interface Received {
 }
 
 /** A real HTTP target on loopback that records every request; `respond` decides the answer. */
-export async function startTarget(respond: (req: Received) => { status?: number; body?: string; delayMs?: number } = () => ({})) {
+export async function startTarget(respond: (req: Received) => { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> } = () => ({})) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => void reply(req, res));
   // Hoisted below: a test target that fails to answer shows up as the test's own timeout.
@@ -21,7 +21,8 @@ export async function startTarget(respond: (req: Received) => { status?: number;
     received.push(entry);
     const answer = respond(entry);
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
-    res.writeHead(answer.status ?? 200, { 'content-type': 'text/plain' });
+    if (res.destroyed) return;
+    res.writeHead(answer.status ?? 200, { 'content-type': 'text/plain', ...answer.headers });
     res.end(answer.body ?? 'ok');
   }
   server.keepAliveTimeout = 60_000;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 // js-yaml 5 has named exports only (no default export).
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { loadConfig } from '../../shared/config.ts';
+import { LIVENESS } from '../../shared/grpc/health.ts';
 
 /**
  * Consistency of the Kubernetes manifests in deploy/k8s, read as files (no cluster, no kustomize):
@@ -308,15 +309,15 @@ describe('deploy manifests (deploy/k8s)', () => {
 
   describe('services', () => {
     for (const name of SERVICES) {
-      it(`${name}: a Deployment runs services/${name}/main.ts with tock-config`, () => {
+      it(`${name}: a Deployment runs the compiled services/${name}/main.ts (dist/) with tock-config`, () => {
         const deployment = named(base, 'Deployment', name);
         expect(deployment, `Deployment ${name}`).to.be.an('object');
         const containers = containersOf(deployment!);
         expect(containers).to.have.length(1);
         const command: string[] = [...(containers[0]!.command ?? []), ...(containers[0]!.args ?? [])];
-        // The same node flags as `npm start`: a young generation big enough for bursts of runs.
-        expect(command.slice(0, 4), `${name} runs node --import tsx`).to.deep.equal(['node', '--max-semi-space-size=64', '--import', 'tsx']);
-        expect(command, `${name} command`).to.include(`services/${name}/main.ts`);
+        // The same node flags as `npm start`: a young generation big enough for bursts of runs. The
+        // image holds compiled JavaScript only (no TypeScript loader): plain node on dist/.
+        expect(command, `${name} command`).to.deep.equal(['node', '--max-semi-space-size=64', `dist/services/${name}/main.js`]);
         expect(containers[0]!.workingDir, `${name} workingDir`).to.equal('/app');
         expect(deployment!.spec.selector?.matchLabels, `${name} has a selector`).to.be.an('object');
         expect(selects(deployment!.spec.selector.matchLabels, deployment!.spec.template.metadata?.labels), `${name}: selector matches its pod labels`).to.equal(true);
@@ -489,14 +490,25 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('the gateway probes /readyz for readiness and /healthz for liveness; gRPC services use TCP', () => {
-      const gateway = containersOf(named(base, 'Deployment', 'gateway')!)[0]!;
-      expect(gateway.readinessProbe.httpGet.path).to.equal('/readyz');
-      expect(gateway.livenessProbe.httpGet.path).to.equal('/healthz');
-      for (const { service } of GRPC) {
+    it('the gateway and the executor probe /readyz for readiness and /healthz for liveness', () => {
+      for (const name of ['gateway', 'executor']) {
+        const c = containersOf(named(base, 'Deployment', name)!)[0]!;
+        expect(c.readinessProbe?.httpGet?.path, `${name} readiness`).to.equal('/readyz');
+        expect(c.livenessProbe?.httpGet?.path, `${name} liveness`).to.equal('/healthz');
+      }
+      const executor = containersOf(named(base, 'Deployment', 'executor')!)[0]!;
+      expect(containerPort(executor, executor.readinessProbe.httpGet.port), 'the executor ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
+    });
+
+    it('gRPC services use grpc.health.v1 probes on their gRPC port: readiness for the whole server, liveness never for readiness', () => {
+      for (const { service, portVar } of GRPC) {
         const c = containersOf(named(base, 'Deployment', service)!)[0]!;
-        expect(c.readinessProbe.tcpSocket, `${service} readiness`).to.be.an('object');
-        expect(c.livenessProbe.tcpSocket, `${service} liveness`).to.be.an('object');
+        const grpcPort = (loadConfig({}) as Record<string, unknown>)[portVar];
+        expect(c.readinessProbe?.grpc?.port, `${service} readiness`).to.equal(grpcPort);
+        expect(c.readinessProbe.grpc.service ?? '', `${service} readiness asks for the whole server`).to.equal('');
+        // An outage makes a pod unready; restarting it would not bring the store or bus back.
+        expect(c.livenessProbe?.grpc, `${service} liveness`).to.deep.equal({ port: grpcPort, service: LIVENESS });
+        expect(c.startupProbe?.grpc, `${service} startup`).to.deep.equal({ port: grpcPort, service: LIVENESS });
       }
     });
 

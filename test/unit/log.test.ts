@@ -36,6 +36,15 @@ describe('logger', () => {
     expect(silent.lines).to.have.length(0);
   });
 
+  it("never writes an account's signing secrets (an account event's field, a due run's target)", () => {
+    const { lines, stream } = capture();
+    const log = createLogger('t', {}, 'info', stream);
+    log.info('event', { data: { signingSecret: 'whsec_aaa', at: 1 } });
+    log.warn('run', { run: { target: { signingSecrets: [{ secret: 'whsec_bbb', validUntil: 0 }] } } });
+    expect(JSON.stringify(lines)).not.to.include('whsec_');
+    expect(lines[0].data).to.include({ signingSecret: '[redacted]', at: 1 });
+  });
+
   it('never writes a password, token, authorization header or URL credentials, at any place', () => {
     const { lines, stream } = capture();
     const log = createLogger('t', {}, 'info', stream);

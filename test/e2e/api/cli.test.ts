@@ -35,6 +35,7 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     expect(created.code, created.stderr).to.equal(0);
     id = capture(/account (\d+) \(cli made\) created/, created.stdout);
     token = capture(/token: ([A-Za-z0-9]{32})/, created.stdout);
+    expect(created.stdout).to.match(/^signing secret: whsec_[A-Za-z0-9_-]{43}$/m);
     expect(await ok(apiClient(target.baseUrl, token).call('account_get'))).to.deep.equal({
       id: Number(id),
       name: 'cli made',
@@ -50,6 +51,13 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
       const path = join(target.dataDir, file);
       if (existsSync(path)) expect(readFileSync(path).includes(token), file).to.equal(false);
     }
+  });
+
+  it('lists accounts as JSON with --json (`accounts`, the plural, is the same command)', async () => {
+    const listed = await cli('accounts', 'list', '--json');
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(JSON.parse(listed.stdout)).to.deep.include({ id: Number(id), name: 'cli made', timezone: 'Europe/Oslo', jobLimit: 10, disabled: false });
+    expect(listed.stdout).not.to.contain(token);
   });
 
   it('lists accounts, without tokens', async () => {
@@ -75,6 +83,17 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     token = fresh;
   });
 
+  it('secret-rotate prints a new signing secret once, and when the previous one stops signing', async () => {
+    const rotated = await cli('account', 'secret-rotate', id);
+    expect(rotated.code, rotated.stderr).to.equal(0);
+    expect(rotated.stdout).to.match(new RegExp(`^account ${id}: new signing secret: whsec_[A-Za-z0-9_-]{43}\n`));
+    // The account was created with a secret (printed by create), which now has 24 hours left.
+    const until = capture(/the previous one also signs until (\S+)/, rotated.stdout);
+    expect(Date.parse(until) - Date.now()).to.be.within(24 * 3600_000 - 120_000, 24 * 3600_000);
+    const listed = await cli('account', 'list');
+    expect(listed.stdout).not.to.contain('whsec_');
+  });
+
   it('disables an account: its token fails on the very next request, other accounts go on', async () => {
     const disabled = await cli('account', 'disable', id);
     expect(disabled.code, disabled.stderr).to.equal(0);
@@ -98,13 +117,14 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     ]);
     expect(unknown.code).to.equal(1);
     expect(unknown.stderr).to.contain('account 99999 not found');
-    expect(noId.code).to.equal(1);
+    // A missing id or a bad --limit is a mistake in the command line (2); the jobs service's refusals are 1.
+    expect(noId.code).to.equal(2);
     expect(noId.stderr).to.contain('account id is required');
     expect(badZone.code).to.equal(1);
     expect(badZone.stderr).to.contain('timezone');
     expect(badToken.code).to.equal(1);
     expect(badToken.stderr).to.contain('token');
-    expect(badLimit.code).to.equal(1);
+    expect(badLimit.code).to.equal(2);
     expect(badLimit.stderr).to.contain('--limit');
     expect(usage.code).to.equal(2);
     expect(usage.stderr).to.contain('usage:');

@@ -1,5 +1,6 @@
 // chai 6 ships no type declarations and @types/chai is not installed (yet); expect is `any` until then.
 import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,7 +61,7 @@ const echo = (_req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) 
 const spec = (url: string, over: Partial<RequestSpec> = {}): RequestSpec => ({ method: 'GET', url, headers: {}, body: null, timeoutMs: 5000, ...over });
 
 function job(over: Partial<RunJob>): RunJob {
-  return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, instances: 0, keyword: '', pattern: '', ...over };
+  return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, instances: 0, keyword: '', pattern: '', retries: 0, retryBackoff: 10, ...over };
 }
 
 /** A free port nobody listens on (for a moment): connecting to it is refused. */
@@ -179,6 +180,24 @@ describe('httpCall against real local servers', () => {
       }
       echo(req, res, seen);
     };
+
+    it('signs each hop at its sending instant over its own method, URL and body (checked by independent HMAC code)', async () => {
+      let s: TestServer;
+      s = await serve(redirector(() => `${s.base}/final?q=1`));
+      const secret = 'whsec_test';
+      const result = await caller.call(spec(`${s.base}/r303`, { method: 'POST', body: 'a=1', signing: [{ secret, validUntil: 0 }, { secret: 'whsec_gone', validUntil: Date.now() - 1 }] }));
+      expect(result.httpStatus).to.equal(200);
+      const hops = s.seen.map((h) => {
+        const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(h.headers['x-tock-signature']))!;
+        const expected = createHmac('sha256', secret).update(`${t}.${h.method}.${s.base}${h.url}.${h.body}`).digest('hex');
+        return [h.method, h.url, v1 === expected, Math.abs(Number(t) - Date.now() / 1000) < 5];
+      });
+      // The expired key signs nothing; the 303 turned the POST into a GET without a body.
+      expect(hops).to.deep.equal([
+        ['POST', '/r303', true, true],
+        ['GET', '/final?q=1', true, true],
+      ]);
+    });
 
     it('follows 301/302/303/307/308 with the method rules browsers apply', async () => {
       const s: TestServer = await serve(redirector(() => `${s.base}/final`));

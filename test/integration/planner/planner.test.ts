@@ -3,6 +3,7 @@ import { AppError } from '../../../shared/errors.ts';
 import { PlannerService } from '../../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../../shared/grpc/bridge.ts';
 import { jitterMs } from '../../../services/planner/occurrences.ts';
+import { SIGNING_SECRET_GRACE_MS } from '../../../shared/signing.ts';
 import {
   HOUR,
   MINUTE,
@@ -16,7 +17,7 @@ import {
   jobPaused,
   runRequested,
 } from '../../unit/planner/jobEvents.ts';
-import { statsOf, world, type Received } from './harness.ts';
+import { statsOf, tick, world, type Received } from './harness.ts';
 
 const ids = (rs: Received[]) => rs.map((r) => r.run.runId);
 const at = (ms: number) => BigInt(ms);
@@ -71,9 +72,31 @@ describe('planner (integration: SQLite store, in-process bus, fake clock)', func
       instances: 2,
       keyword: 'ok',
       pattern: 'error',
+      retries: 0,
+      retryBackoff: 10,
+      // Account 9 has no events here: it has no signing secret, its requests go unsigned.
+      signingSecrets: [],
     });
     await w.advance(10 * MINUTE);
     expect(ids(w.take())).to.deep.equal([`1:${T0 + 10 * MINUTE}`, `1:${T0 + 15 * MINUTE}`]);
+  });
+
+  it("carries the account's signing secrets from its events: the new one, and the replaced one until its grace ends", async () => {
+    const account = (type: string, data: Record<string, unknown>) => w.store.appendToStream('account-9', [{ type, data }]);
+    await account('AccountCreated', { id: 9, name: 'a', timezone: 'UTC', tokenHash: 'h', jobLimit: 0, at: T0, signingSecret: 'whsec_first' });
+    await w.append(1, jobCreated(1, T0, { expression: '* * * * *', url: 'https://example.test/hook' }, 9));
+    const { planner } = await w.startPlanner();
+    await w.advance(MINUTE);
+    const secrets = () => w.take().map((r) => r.run.target!.signingSecrets.map((k) => [k.secret, Number(k.validUntil)]));
+    expect(secrets()).to.deep.equal([[['whsec_first', 0]]]);
+    await account('SigningSecretRotated', { signingSecret: 'whsec_second', at: T0 + MINUTE + SECOND });
+    for (let i = 0; i < 1000 && planner.secrets.keysOf(9, T0).length < 2; i++) await tick();
+    await w.advance(MINUTE);
+    const graceEnd = T0 + MINUTE + SECOND + SIGNING_SECRET_GRACE_MS;
+    expect(secrets()).to.deep.equal([[['whsec_second', 0], ['whsec_first', graceEnd]]]);
+    await w.advance(SIGNING_SECRET_GRACE_MS);
+    const late = secrets();
+    expect(late.at(-1)).to.deep.equal([['whsec_second', 0]]);
   });
 
   it('delay: published at occurrence + the drawn delay, with both instants in the message', async () => {

@@ -28,6 +28,8 @@ function job(over: Partial<RunJob> = {}): RunJob {
     instances: 0,
     keyword: '',
     pattern: '',
+    retries: 0,
+    retryBackoff: 10,
     ...over,
   };
 }

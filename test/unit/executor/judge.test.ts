@@ -6,7 +6,7 @@ import { judge } from '../../../services/executor/judge.ts';
 import { OutputCapture, TRUNCATION_MARKER } from '../../../services/executor/outputCapture.ts';
 
 function result(over: Partial<HttpResult> = {}): HttpResult {
-  return { httpStatus: 200, output: 'all good', downloaded: 8, error: '', ip: '203.0.113.5', startTime: 0, executionTime: 0.1, connectFailed: false, ...over };
+  return { httpStatus: 200, output: 'all good', downloaded: 8, error: '', ip: '203.0.113.5', startTime: 0, executionTime: 0.1, connectFailed: false, transient: false, retryAfter: null, ...over };
 }
 const none = { keyword: '', pattern: '' };
 

@@ -11,16 +11,16 @@ describe('account decider (given/when/then)', () => {
   describe('CreateAccount', () => {
     it('records the account with its zone, token hash and job limit', () =>
       given()
-        .when({ type: 'CreateAccount', id: 1, name: 'ops', timezone: 'Europe/Paris', tokenHash: 'h1', jobLimit: 5 })
-        .then([{ type: 'AccountCreated', data: { id: 1, name: 'ops', timezone: 'Europe/Paris', tokenHash: 'h1', jobLimit: 5, at: NOW } }]));
+        .when({ type: 'CreateAccount', id: 1, name: 'ops', timezone: 'Europe/Paris', tokenHash: 'h1', jobLimit: 5, signingSecret: 'whsec_a' })
+        .then([{ type: 'AccountCreated', data: { id: 1, name: 'ops', timezone: 'Europe/Paris', tokenHash: 'h1', jobLimit: 5, at: NOW, signingSecret: 'whsec_a' } }]));
 
     it('refuses a zone that is not IANA, naming the parameter', () =>
       given()
-        .when({ type: 'CreateAccount', id: 1, name: 'ops', timezone: 'Mars/Olympus', tokenHash: 'h1', jobLimit: 0 })
+        .when({ type: 'CreateAccount', id: 1, name: 'ops', timezone: 'Mars/Olympus', tokenHash: 'h1', jobLimit: 0, signingSecret: 'whsec_a' })
         .then({ error: 'INVALID_PARAMETER', message: /^timezone: "Mars\/Olympus" is not an IANA time zone/ }));
 
     it('never reuses an id that is taken', () =>
-      given(created()).when({ type: 'CreateAccount', id: 1, name: 'x', timezone: 'UTC', tokenHash: 'h', jobLimit: 0 }).then({ error: 'INTERNAL', message: 'account id 1 is already taken' }));
+      given(created()).when({ type: 'CreateAccount', id: 1, name: 'x', timezone: 'UTC', tokenHash: 'h', jobLimit: 0, signingSecret: 'whsec_a' }).then({ error: 'INTERNAL', message: 'account id 1 is already taken' }));
   });
 
   describe('EditAccount', () => {
@@ -36,6 +36,17 @@ describe('account decider (given/when/then)', () => {
         .when({ type: 'RotateToken', id: 1, tokenHash: 'h2' })
         .then([{ type: 'TokenRotated', data: { tokenHash: 'h2', at: NOW } }]));
     it('an unknown account is not found', () => given().when({ type: 'RotateToken', id: 2, tokenHash: 'h' }).then({ error: 'NOT_FOUND' }));
+  });
+
+  describe('RotateSigningSecret', () => {
+    it('records the new secret in its one field', () =>
+      given(created({ signingSecret: 'whsec_a' }))
+        .when({ type: 'RotateSigningSecret', id: 1, signingSecret: 'whsec_b' })
+        .then([{ type: 'SigningSecretRotated', data: { signingSecret: 'whsec_b', at: NOW } }]));
+    it('gives an account created before signing existed its first secret', () =>
+      given(created()).when({ type: 'RotateSigningSecret', id: 1, signingSecret: 'whsec_b' }).then([{ type: 'SigningSecretRotated', data: { signingSecret: 'whsec_b', at: NOW } }]));
+    it('refuses a disabled account', () =>
+      given(created(), { type: 'AccountDisabled', data: { at: 2 } }).when({ type: 'RotateSigningSecret', id: 1, signingSecret: 'whsec_b' }).then({ error: 'INVALID_STATE' }));
   });
 
   describe('DisableAccount', () => {

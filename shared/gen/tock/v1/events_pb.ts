@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/events.proto.
  */
 export const file_tock_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSL4AQoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJItMBCgZEdWVSdW4SDgoGcnVuX2lkGAEgASgJEiIKBnRhcmdldBgCIAEoCzISLnRvY2sudjEuUnVuVGFyZ2V0EhQKDHNjaGVkdWxlZF9hdBgDIAEoAxIVCg1vY2N1cnJlbmNlX2F0GAQgASgDEhQKB3BheWxvYWQYBSABKAlIAIgBARIOCgZtaXNzZWQYBiABKAUSEgoKbGF0ZV9ieV9tcxgHIAEoAxIOCgZtYW51YWwYCCABKAgSEgoKcGxhbm5lZF9hdBgJIAEoA0IKCghfcGF5bG9hZCLvAgoJRXhlY3V0aW9uEg4KBnJ1bl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAMSEgoKYWNjb3VudF9pZBgDIAEoAxIqCgdvdXRjb21lGAQgASgOMhkudG9jay52MS5FeGVjdXRpb25PdXRjb21lEgwKBHRpbWUYBSABKAMSFQoNc3RhcnRfdGltZV9tcxgGIAEoAxISCgpkb3dubG9hZGVkGAcgASgDEhMKC2h0dHBfc3RhdHVzGAggASgFEg0KBWVycm9yGAkgASgJEg4KBm91dHB1dBgKIAEoCRIUCgdwYXlsb2FkGAsgASgJSACIAQESCgoCaXAYDCABKAkSDgoGc2VydmVyGA0gASgJEhYKDmV4ZWN1dGlvbl90aW1lGA4gASgBEhIKCmxhdGVfYnlfbXMYDyABKAMSCwoDdXJsGBAgASgJEg4KBm1hbnVhbBgRIAEoCBIOCgZtaXNzZWQYEiABKAVCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
+  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSLRAgoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJEg8KB3JldHJpZXMYHiABKAUSFQoNcmV0cnlfYmFja29mZhgfIAEoBRIvCg9zaWduaW5nX3NlY3JldHMYFCADKAsyFi50b2NrLnYxLlNpZ25pbmdTZWNyZXQiNAoNU2lnbmluZ1NlY3JldBIOCgZzZWNyZXQYASABKAkSEwoLdmFsaWRfdW50aWwYAiABKAMi+AEKBkR1ZVJ1bhIOCgZydW5faWQYASABKAkSIgoGdGFyZ2V0GAIgASgLMhIudG9jay52MS5SdW5UYXJnZXQSFAoMc2NoZWR1bGVkX2F0GAMgASgDEhUKDW9jY3VycmVuY2VfYXQYBCABKAMSFAoHcGF5bG9hZBgFIAEoCUgAiAEBEg4KBm1pc3NlZBgGIAEoBRISCgpsYXRlX2J5X21zGAcgASgDEg4KBm1hbnVhbBgIIAEoCBISCgpwbGFubmVkX2F0GAkgASgDEg8KB2F0dGVtcHQYCiABKAUSEgoKbm90X2JlZm9yZRgLIAEoA0IKCghfcGF5bG9hZCKUAwoJRXhlY3V0aW9uEg4KBnJ1bl9pZBgBIAEoCRIOCgZqb2JfaWQYAiABKAMSEgoKYWNjb3VudF9pZBgDIAEoAxIqCgdvdXRjb21lGAQgASgOMhkudG9jay52MS5FeGVjdXRpb25PdXRjb21lEgwKBHRpbWUYBSABKAMSFQoNc3RhcnRfdGltZV9tcxgGIAEoAxISCgpkb3dubG9hZGVkGAcgASgDEhMKC2h0dHBfc3RhdHVzGAggASgFEg0KBWVycm9yGAkgASgJEg4KBm91dHB1dBgKIAEoCRIUCgdwYXlsb2FkGAsgASgJSACIAQESCgoCaXAYDCABKAkSDgoGc2VydmVyGA0gASgJEhYKDmV4ZWN1dGlvbl90aW1lGA4gASgBEhIKCmxhdGVfYnlfbXMYDyABKAMSCwoDdXJsGBAgASgJEg4KBm1hbnVhbBgRIAEoCBIOCgZtaXNzZWQYEiABKAUSDwoHYXR0ZW1wdBgTIAEoBRISCgp3aWxsX3JldHJ5GBQgASgIQgoKCF9wYXlsb2FkIoICChNOb3RpZmljYXRpb25UcmlnZ2VyEg4KBmpvYl9pZBgBIAEoAxIQCghqb2JfbmFtZRgCIAEoCRIPCgdqb2JfdXJsGAMgASgJEg0KBWdyb3VwGAQgASgDEgwKBGtpbmQYBSABKAkSDwoHcmVhc29ucxgGIAMoCRIMCgRmYWlsGAcgASgFEg4KBnJ1bl9pZBgIIAEoCRIMCgR0aW1lGAkgASgDEhMKC2h0dHBfc3RhdHVzGAogASgFEg0KBWVycm9yGAsgASgJEg4KBm91dHB1dBgMIAEoCRISCgpkb3dubG9hZGVkGA0gASgDEhYKDmV4ZWN1dGlvbl90aW1lGA4gASgBIn8KDE5vdGlmaWNhdGlvbhIKCgJpZBgBIAEoCRISCgphY2NvdW50X2lkGAIgASgDEgoKAmF0GAMgASgDEi4KCHRyaWdnZXJzGAQgAygLMhwudG9jay52MS5Ob3RpZmljYXRpb25UcmlnZ2VyEhMKC2NoYW5uZWxfaWRzGAUgAygDKpMBChBFeGVjdXRpb25PdXRjb21lEiEKHUVYRUNVVElPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHwobRVhFQ1VUSU9OX09VVENPTUVfU1VDQ0VFREVEEAESHAoYRVhFQ1VUSU9OX09VVENPTUVfRkFJTEVEEAISHQoZRVhFQ1VUSU9OX09VVENPTUVfU0tJUFBFRBADYgZwcm90bzM");
 
 /**
  * What an executor needs to call a job's URL: a snapshot taken by the planner when it emits the run.
@@ -82,6 +82,23 @@ export type RunTarget = Message<"tock.v1.RunTarget"> & {
    * @generated from field: string pattern = 13;
    */
   pattern: string;
+
+  /**
+   * @generated from field: int32 retries = 30;
+   */
+  retries: number;
+
+  /**
+   * @generated from field: int32 retry_backoff = 31;
+   */
+  retryBackoff: number;
+
+  /**
+   * The account's secrets that sign the request (X-Tock-Signature); empty: unsigned.
+   *
+   * @generated from field: repeated tock.v1.SigningSecret signing_secrets = 20;
+   */
+  signingSecrets: SigningSecret[];
 };
 
 /**
@@ -90,6 +107,30 @@ export type RunTarget = Message<"tock.v1.RunTarget"> & {
  */
 export const RunTargetSchema: GenMessage<RunTarget> = /*@__PURE__*/
   messageDesc(file_tock_v1_events, 0);
+
+/**
+ * A secret that signs job requests until valid_until (ms since the epoch; 0: no end).
+ *
+ * @generated from message tock.v1.SigningSecret
+ */
+export type SigningSecret = Message<"tock.v1.SigningSecret"> & {
+  /**
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * @generated from field: int64 valid_until = 2;
+   */
+  validUntil: bigint;
+};
+
+/**
+ * Describes the message tock.v1.SigningSecret.
+ * Use `create(SigningSecretSchema)` to create a new message.
+ */
+export const SigningSecretSchema: GenMessage<SigningSecret> = /*@__PURE__*/
+  messageDesc(file_tock_v1_events, 1);
 
 /**
  * NATS subject tock.runs.due.<jobId>, stream RUNS (work queue), message id = run_id.
@@ -152,6 +193,21 @@ export type DueRun = Message<"tock.v1.DueRun"> & {
    * @generated from field: int64 planned_at = 9;
    */
   plannedAt: bigint;
+
+  /**
+   * 1 for the occurrence's first call (0 reads as 1), n for its n-th attempt.
+   *
+   * @generated from field: int32 attempt = 10;
+   */
+  attempt: number;
+
+  /**
+   * A retry: not before this instant (ms). scheduled_at stays the occurrence's, so the request
+   * (its time keywords and headers) is the same on every attempt.
+   *
+   * @generated from field: int64 not_before = 11;
+   */
+  notBefore: bigint;
 };
 
 /**
@@ -159,7 +215,7 @@ export type DueRun = Message<"tock.v1.DueRun"> & {
  * Use `create(DueRunSchema)` to create a new message.
  */
 export const DueRunSchema: GenMessage<DueRun> = /*@__PURE__*/
-  messageDesc(file_tock_v1_events, 1);
+  messageDesc(file_tock_v1_events, 2);
 
 /**
  * NATS subject tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>, stream EXECUTIONS.
@@ -267,6 +323,20 @@ export type Execution = Message<"tock.v1.Execution"> & {
    * @generated from field: int32 missed = 18;
    */
   missed: number;
+
+  /**
+   * Which attempt of the occurrence this was (1 the first); run_id is <runId>#<attempt> past 1.
+   *
+   * @generated from field: int32 attempt = 19;
+   */
+  attempt: number;
+
+  /**
+   * Another attempt is scheduled: this is not the occurrence's final outcome.
+   *
+   * @generated from field: bool will_retry = 20;
+   */
+  willRetry: boolean;
 };
 
 /**
@@ -274,7 +344,7 @@ export type Execution = Message<"tock.v1.Execution"> & {
  * Use `create(ExecutionSchema)` to create a new message.
  */
 export const ExecutionSchema: GenMessage<Execution> = /*@__PURE__*/
-  messageDesc(file_tock_v1_events, 2);
+  messageDesc(file_tock_v1_events, 3);
 
 /**
  * One reason to notify: a run of a job that failed, recovered, matched notifyMatch or was slow.
@@ -368,7 +438,7 @@ export type NotificationTrigger = Message<"tock.v1.NotificationTrigger"> & {
  * Use `create(NotificationTriggerSchema)` to create a new message.
  */
 export const NotificationTriggerSchema: GenMessage<NotificationTrigger> = /*@__PURE__*/
-  messageDesc(file_tock_v1_events, 3);
+  messageDesc(file_tock_v1_events, 4);
 
 /**
  * NATS subject tock.notifications.<accountId>.<kind>, stream NOTIFICATIONS, message id = id.
@@ -413,7 +483,7 @@ export type Notification = Message<"tock.v1.Notification"> & {
  * Use `create(NotificationSchema)` to create a new message.
  */
 export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
-  messageDesc(file_tock_v1_events, 4);
+  messageDesc(file_tock_v1_events, 5);
 
 /**
  * @generated from enum tock.v1.ExecutionOutcome

@@ -1,0 +1,48 @@
+import { systemClock } from '../../shared/clock.ts';
+import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import { createClient } from '../../shared/grpc/bridge.ts';
+import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
+import { createLogger } from '../../shared/log.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { startChannelsServer } from '../notifier/server.ts';
+import { channelsCommand } from './channelsCommand.ts';
+import type { Io } from './io.ts';
+
+/**
+ * `tock channels ...` with a notifier client: the running service at NOTIFIER_ADDR when set,
+ * otherwise the channels service served in-process over the configured event store.
+ */
+export async function adminChannels(args: string[], io: Io): Promise<number> {
+  const config = loadConfigOrExit(io.env);
+  const log = createLogger('cli', {}, 'warn');
+  if (config.NOTIFIER_ADDR) {
+    const notifier = createClient(NotifierService, config.NOTIFIER_ADDR, grpcCredentialsOrExit(config, 'service', log));
+    try {
+      return await channelsCommand(args, notifier, io.out, io.err);
+    } finally {
+      notifier.close();
+    }
+  }
+  const store = openStore(config);
+  const { service: credentials } = loopbackCredentials();
+  const server = await startChannelsServer({
+    store,
+    clock: systemClock,
+    log,
+    address: '127.0.0.1:0',
+    credentials,
+    allowNetworks: config.TOCK_ALLOW_NETWORKS,
+    smtp: smtpSettings(config),
+    publicUrl: config.TOCK_PUBLIC_URL,
+    telegramApi: config.TOCK_TELEGRAM_API,
+  });
+  const notifier = createClient(NotifierService, server.address, credentials);
+  try {
+    return await channelsCommand(args, notifier, io.out, io.err);
+  } finally {
+    notifier.close();
+    await server.stop();
+    await store.close();
+  }
+}

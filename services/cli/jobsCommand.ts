@@ -1,0 +1,112 @@
+import { apiFrom } from './apiClient.ts';
+import { idOf, noPositionals, parse, settingsOf, UsageError } from './args.ts';
+import type { Io } from './io.ts';
+import { fields, instant, jobStatus, json, table } from './output.ts';
+
+export const JOBS_USAGE = `usage:
+  tock jobs list [--keyword TEXT] [--json]
+  tock jobs get <id> [--json]
+  tock jobs add name=value... [--json]       e.g. url=https://example.com/ping 'expression=*/5 * * * *'
+  tock jobs edit <id> name=value... [--json] e.g. timeout=10 'name=nightly report'
+  tock jobs delete <id>
+  tock jobs run <id> [--time UNIX] [--payload TEXT]
+  tock jobs pause <id> [--for DURATION]      e.g. --for '2 hours'; without --for until enabled
+  tock jobs enable|disable <id>
+name=value pairs are cron_add / cron_edit parameters, checked by the API as it checks any client's.
+Connection: --url (TOCK_URL, default http://127.0.0.1:8080) and --token (TOCK_TOKEN).`;
+
+interface JobRecord {
+  id: number;
+  name: string;
+  expression: string;
+  timezone: string;
+  url: string;
+  status: number;
+  fail: number;
+  nextRun: number | null;
+  [field: string]: unknown;
+}
+
+const OPTIONS = {
+  keyword: { type: 'string' },
+  time: { type: 'string' },
+  payload: { type: 'string' },
+  for: { type: 'string' },
+} as const;
+
+/** `tock jobs ...`: a job owner's commands, each one call to the public API with their token. */
+export async function jobsCommand(args: string[], io: Io): Promise<number> {
+  const parsed = parse(args, OPTIONS, JOBS_USAGE);
+  const verb = parsed.positionals.shift();
+  if (verb === undefined) throw new UsageError('a jobs command is required', JOBS_USAGE);
+  const api = apiFrom(parsed, io.env, JOBS_USAGE);
+  const { values } = parsed;
+  const asJson = values.json === true;
+  const str = (name: string) => values[name] as string | undefined;
+  const show = (job: JobRecord, done: string) => {
+    if (asJson) json(io.out, job);
+    else io.out(`${done}; status ${jobStatus(job.status)}${job.nextRun ? `, next run ${instant(job.nextRun)}` : ''}`);
+    return 0;
+  };
+  const action = async (fn: string, done: string, params: Record<string, string> = {}) => {
+    const id = idOf(parsed, 'a job', JOBS_USAGE);
+    return show(await api<JobRecord>(fn, { id, ...params }), `job ${id} ${done}`);
+  };
+
+  switch (verb) {
+    case 'list': {
+      noPositionals(parsed, JOBS_USAGE);
+      const jobs = await api<JobRecord[]>('cron_list', str('keyword') ? { keyword: str('keyword')! } : {});
+      if (asJson) json(io.out, jobs);
+      else table(io.out, ['id', 'name', 'expression', 'timezone', 'status', 'next run', 'url'], jobs.map((j) => [j.id, j.name, j.expression, j.timezone, jobStatus(j.status), instant(j.nextRun), j.url]));
+      return 0;
+    }
+    case 'get': {
+      const job = await api<JobRecord>('cron_get', { id: idOf(parsed, 'a job', JOBS_USAGE) });
+      if (asJson) json(io.out, job);
+      else {
+        const times = Object.fromEntries(['nextRun', 'pausedUntil', 'createdAt', 'updatedAt'].map((f) => [f, instant(job[f] as number | null)]));
+        fields(io.out, { ...job, status: `${job.status} (${jobStatus(job.status)})`, ...times });
+      }
+      return 0;
+    }
+    case 'add': {
+      const settings = settingsOf(parsed.positionals, JOBS_USAGE);
+      if (!Object.keys(settings).length) throw new UsageError('the job needs settings: url=... (and expression=..., else the API default)', JOBS_USAGE);
+      const job = await api<JobRecord>('cron_add', settings);
+      return show(job, `job ${job.id} added`);
+    }
+    case 'edit': {
+      const [id, ...pairs] = parsed.positionals;
+      const checkedId = idOf({ ...parsed, positionals: id === undefined ? [] : [id] }, 'a job', JOBS_USAGE);
+      const settings = settingsOf(pairs, JOBS_USAGE);
+      if (!Object.keys(settings).length) throw new UsageError('nothing to change: give name=value pairs', JOBS_USAGE);
+      return show(await api<JobRecord>('cron_edit', { ...settings, id: checkedId }), `job ${checkedId} changed`);
+    }
+    case 'delete': {
+      const id = idOf(parsed, 'a job', JOBS_USAGE);
+      const job = await api<JobRecord>('cron_delete', { id });
+      if (asJson) json(io.out, job);
+      else io.out(`job ${id} deleted`);
+      return 0;
+    }
+    case 'run': {
+      const id = idOf(parsed, 'a job', JOBS_USAGE);
+      const params: Record<string, string> = { id };
+      if (str('time') !== undefined) params.time = str('time')!;
+      if (str('payload') !== undefined) params.payload = str('payload')!;
+      const at = await api<number>('cron_run', params);
+      if (asJson) json(io.out, at);
+      else io.out(`job ${id} runs at ${instant(at)}`);
+      return 0;
+    }
+    case 'pause':
+      return action('cron_pause', str('for') ? `paused for ${str('for')}` : 'paused', str('for') ? { for: str('for')! } : {});
+    case 'enable':
+      return action('cron_enable', 'enabled');
+    case 'disable':
+      return action('cron_disable', 'disabled');
+    default:
+      throw new UsageError(`unknown jobs command '${verb}'`, JOBS_USAGE);
+  }
+}

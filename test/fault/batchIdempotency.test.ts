@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGatewayServer } from '../../services/gateway/server.ts';
+import { startJobsServer } from '../../services/jobs/server.ts';
+import { systemClock } from '../../shared/clock.ts';
+import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { createClient } from '../../shared/grpc/bridge.ts';
+import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
+import { createLogger } from '../../shared/log.ts';
+import { openStore } from '../../shared/openStore.ts';
+import { rawRequest } from '../support/api.ts';
+import { YEARLY } from '../support/jobFixtures.ts';
+
+/**
+ * Fault injector (a fake failure around a real SQLite store): once armed, the Nth append fails
+ * as a store that went away would, without writing anything; every other call is the real store's.
+ */
+function failingOnNthAppend(store: EventStore) {
+  let countdown = 0;
+  const injector: EventStore & { failNth(n: number): void } = Object.create(store);
+  injector.failNth = (n) => {
+    countdown = n;
+  };
+  injector.appendToStream = (stream, events, options) => {
+    if (countdown > 0 && --countdown === 0) return Promise.reject(new Error('disk I/O error (injected)'));
+    return store.appendToStream(stream, events, options);
+  };
+  injector.readStream = (stream, options) => store.readStream(stream, options);
+  injector.subscribe = (options, handler, onError) => store.subscribe(options, handler, onError);
+  injector.setStreamMaxCount = (stream, max) => store.setStreamMaxCount(stream, max);
+  injector.close = () => store.close();
+  return injector;
+}
+
+describe('cron_batch_add when the event store fails part way (real SQLite, gRPC, gateway)', function () {
+  this.timeout(30_000);
+  const log = createLogger('test', {}, 'silent');
+  let dataDir: string;
+  let store: ReturnType<typeof failingOnNthAppend>;
+  let jobs: Awaited<ReturnType<typeof startJobsServer>>;
+  let gateway: Awaited<ReturnType<typeof startGatewayServer>>;
+  let token: string;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tock-batch-fault-'));
+    store = failingOnNthAppend(openStore({ DATA_DIR: dataDir, ESDB_URL: undefined, EVENTSTORE_URL: undefined }));
+    const credentials = loopbackCredentials();
+    jobs = await startJobsServer({
+      store,
+      clock: systemClock,
+      log,
+      address: '127.0.0.1:0',
+      credentials: credentials.service,
+      admin: { address: '127.0.0.1:0', credentials: credentials.admin },
+    });
+    const client = createClient(JobsService, jobs.address, credentials.service);
+    gateway = await startGatewayServer({ clients: { jobs: client }, rateLimit: { rate: 0, burst: 0 }, log, host: '127.0.0.1', port: 0 });
+    ({ token } = await createClient(AdminService, jobs.adminAddress!, credentials.admin).createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 }));
+  });
+  after(async () => {
+    await gateway.stop();
+    await jobs.stop();
+    await store.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const batch = (names: string[], headers: Record<string, string> = {}) =>
+    rawRequest(`http://127.0.0.1:${gateway.port}`, '/api/v1/cron_batch_add', {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ data: names.map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY, run: 1 })) }),
+    });
+  const list = async () =>
+    (await rawRequest(`http://127.0.0.1:${gateway.port}`, '/api/v1/cron_list', { headers: { authorization: `Bearer ${token}` } })).json.data as { id: number; name: string }[];
+
+  it('with X-Idempotency-Key: 503 + Retry-After, then a retry writes every job exactly once, under the same ids', async () => {
+    const names = ['k1', 'k2', 'k3', 'k4', 'k5'];
+    // Appends: the id block, the batch record, then one create and one run request per job.
+    store.failNth(6);
+    const failed = await batch(names, { 'X-Idempotency-Key': 'batch-1' });
+    expect(failed.http).to.equal(503);
+    expect(failed.headers.get('retry-after')).to.equal('1');
+    expect(failed.json).to.include({ status: 'error', code: 1 });
+    expect(failed.json.message).to.match(/same idempotency key/);
+    const partial = (await list()).filter((j) => names.includes(j.name));
+    expect(partial.length, 'part of the batch was written before the failure').to.be.within(1, 4);
+
+    const retried = await batch(names, { 'X-Idempotency-Key': 'batch-1' });
+    expect(retried.http, retried.text).to.equal(200);
+    const ids = retried.json.data.map((j: { id: number }) => j.id);
+    expect(retried.json.data.map((j: { name: string }) => j.name)).to.deep.equal(names);
+    for (const job of partial) expect(ids).to.include(job.id);
+    const again = await batch(names, { 'X-Idempotency-Key': 'batch-1' });
+    expect(again.json.data.map((j: { id: number }) => j.id)).to.deep.equal(ids);
+
+    const all = (await list()).filter((j) => names.includes(j.name));
+    expect(all.map((j) => j.name).sort(), 'each job exactly once').to.deep.equal(names);
+    // The run order of each element was written once too.
+    for (const id of ids) expect((await store.readStream(`cronjob-${id}`)).filter((e) => e.type === 'RunRequested')).to.have.length(1);
+  });
+
+  it('the key is also accepted as the idempotencyKey parameter, and a key reused for another batch is error 3', async () => {
+    const body = (names: string[], key: string) =>
+      rawRequest(`http://127.0.0.1:${gateway.port}`, '/api/v1/cron_batch_add', {
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ idempotencyKey: key, data: names.map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY })) }),
+      });
+    const first = await body(['p1', 'p2'], 'param-key');
+    expect(first.http, first.text).to.equal(200);
+    const second = await body(['p1', 'p2'], 'param-key');
+    expect(second.json.data.map((j: { id: number }) => j.id)).to.deep.equal(first.json.data.map((j: { id: number }) => j.id));
+    const other = await body(['p3'], 'param-key');
+    expect(other.http).to.equal(400);
+    expect(other.json).to.include({ code: 3 });
+    expect(other.json.message).to.match(/^idempotencyKey: already used for a different batch/);
+    const bad = await body(['p4'], 'has space');
+    expect(bad.json).to.include({ code: 3 });
+    expect((await list()).filter((j) => /^p\d$/.test(j.name)).map((j) => j.name).sort()).to.deep.equal(['p1', 'p2']);
+  });
+
+  it('without a key: 503 + Retry-After, and the answer says the batch may be partly written', async () => {
+    store.failNth(4);
+    const failed = await batch(['n1', 'n2', 'n3']);
+    expect(failed.http).to.equal(503);
+    expect(failed.headers.get('retry-after')).to.equal('1');
+    expect(failed.json.message).to.match(/may be partly written/);
+    expect(failed.json.message).to.not.match(/disk I\/O|injected/);
+  });
+});

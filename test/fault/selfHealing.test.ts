@@ -1,0 +1,193 @@
+import Database from 'better-sqlite3';
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiClient, ok } from '../support/api.ts';
+import { grpcHealthClient, httpReady, watchProbes } from '../support/health.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { waitFor } from '../support/target.ts';
+import { startTargetProcess } from '../support/targetProcess.ts';
+import { capture } from '../support/capture.ts';
+
+const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+const JOBS = 20;
+const OUTAGE_MS = 20_000;
+const READY: Partial<Record<string, RegExp>> = {
+  jobs: /jobs service listening/,
+  planner: /planner service listening/,
+  executor: /executor consuming due runs/,
+  logs: /logs service listening/,
+  gateway: /gateway listening/,
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A NATS server of this test alone (its own port and store directory), so it can be stopped and started again. */
+function natsServer(port: number, storeDir: string) {
+  let child: ChildProcess | null = null;
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async start() {
+      child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+      await waitFor(async () => {
+        const socket = await import('node:net').then((net) => net.connect(port, '127.0.0.1'));
+        return new Promise<boolean>((resolve) => {
+          socket.once('connect', () => (socket.destroy(), resolve(true)));
+          socket.once('error', () => resolve(false));
+        });
+      }, 10_000, 'nats-server to listen');
+    },
+    /** Like a crash: no goodbye to the clients. */
+    async kill() {
+      const c = child;
+      if (!c || c.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        c.once('exit', () => resolve());
+        c.kill('SIGKILL');
+      });
+    },
+  };
+}
+
+describe('self-healing: the bus and then the event store go away for 20 s each under load, every service comes back by itself', function () {
+  this.timeout(180_000);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tock-heal-'));
+  const natsDir = mkdtempSync(join(tmpdir(), 'tock-heal-nats-'));
+  const running = new Map<string, ServiceProcess>();
+  let nats: ReturnType<typeof natsServer>;
+  let env: DistributedEnv;
+  let opsPort: number;
+
+  before(async function () {
+    if (!existsSync(NATS_SERVER)) this.skip();
+    nats = natsServer(await freePort(), natsDir);
+    await nats.start();
+    opsPort = await freePort();
+    env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info' });
+    const start = async (name: string, extra: Record<string, string> = {}) => {
+      const ready = READY[name];
+      if (!ready) throw new Error(`no readiness line known for ${name}`);
+      running.set(name, await startService(name, { ...env, ...extra }, ready, 60_000));
+    };
+    await Promise.all([start('jobs'), start('logs'), start('executor', { OPS_PORT: String(opsPort) })]);
+    await start('planner');
+    await start('gateway');
+  });
+
+  after(async () => {
+    // TOCK_FAULT_LOGS=<dir> keeps every service's output for a look after the run.
+    const keep = process.env.TOCK_FAULT_LOGS;
+    if (keep) for (const [name, p] of running) writeFileSync(join(keep, `${name}.log`), p.output.join(''));
+    for (const p of running.values()) await p.kill('SIGKILL');
+    await nats?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(natsDir, { recursive: true, force: true });
+  });
+
+  it('runs every occurrence once (late, not lost), and readiness goes false during each outage and true after it', async () => {
+    const target = await startTargetProcess();
+    const health = {
+      jobs: grpcHealthClient(env.JOBS_ADDR),
+      planner: grpcHealthClient(env.PLANNER_ADDR),
+      logs: grpcHealthClient(env.LOGS_ADDR),
+    };
+    const probes = watchProbes({
+      // Probe timeouts as a kubelet's default-ish ones: this machine is shared, a busy moment is not an outage.
+      jobs: () => health.jobs.serving('', 3000),
+      planner: () => health.planner.serving('', 3000),
+      logs: () => health.logs.serving('', 3000),
+      executor: () => httpReady(`http://127.0.0.1:${opsPort}/readyz`, 3000),
+    });
+    try {
+      const created = await runCli(['account', 'create', '--name', 'heal'], env);
+      expect(created.code, created.stderr).to.equal(0);
+      const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
+      await ok(api.call('cron_batch_add', { data: Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/j/${i}`, expression: '* * * * * *' })) }));
+      const first = Math.ceil(Date.now() / 1000) + 2;
+      const allReady = () =>
+        waitFor(async () => Object.values(probes.history).every((h) => h.at(-1)?.ready), 60_000, 'every service ready').catch((error) => {
+          const services = [...running.entries()].map(([k, p]) => `--- ${k}\n${p.output.join('').split('\n').slice(-15).join('\n')}`).join('\n');
+          throw new Error(`${error.message}: ${JSON.stringify(probes.history)}\n${services}`);
+        });
+      await allReady();
+      await sleep(Math.max(0, (first + 3) * 1000 - Date.now()));
+
+      // 1. The bus: NATS dies (no goodbye) and comes back 20 s later on the same port and store.
+      const busDown = Date.now();
+      await nats.kill();
+      await sleep(OUTAGE_MS);
+      await nats.start();
+      const busUp = Date.now();
+      await allReady();
+      const busRecoveredMs = Date.now() - busUp;
+
+      // 2. The event store: another connection holds the SQLite file's write lock for 20 s.
+      const locker = new Database(join(dataDir, 'events.db'), { timeout: 5000 });
+      locker.exec('BEGIN EXCLUSIVE');
+      const storeDown = Date.now();
+      await sleep(OUTAGE_MS);
+      locker.exec('COMMIT');
+      locker.close();
+      const storeUp = Date.now();
+      await allReady();
+      const storeRecoveredMs = Date.now() - storeUp;
+
+      const last = Math.floor(Date.now() / 1000) + 2;
+      await sleep((last + 1) * 1000 - Date.now());
+      const key = (a: { url: string; scheduled: string }) => `${a.url}@${a.scheduled}`;
+      let arrivals = await target.arrivals();
+      const inWindow = () => arrivals.filter((a) => a.url.startsWith('/j/') && Number(a.scheduled) >= first && Number(a.scheduled) <= last);
+      const expected = JOBS * (last - first + 1);
+      await waitFor(async () => {
+        arrivals = await target.arrivals();
+        return new Set(inWindow().map(key)).size >= expected;
+      }, 30_000, 'every occurrence to arrive').catch((error) => {
+        const services = [...running.entries()].map(([k, p]) => `--- ${k}\n${p.output.join('').split('\n').slice(-10).join('\n')}`).join('\n');
+        throw new Error(`${error.message}: ${new Set(inWindow().map(key)).size} of ${expected}\n${services}`);
+      });
+      await sleep(2000); // a duplicate would come right behind
+      arrivals = await target.arrivals();
+      const calls = inWindow();
+      const perOccurrence = new Map<string, number>();
+      for (const a of calls) perOccurrence.set(key(a), (perOccurrence.get(key(a)) ?? 0) + 1);
+      const runIds = new Set(calls.map((a) => a.runId));
+      const doubled = [...perOccurrence].filter(([, n]) => n > 1).map(([k]) => k);
+      const lateness = calls.map((a) => a.at - Number(a.scheduled) * 1000).sort((a, b) => a - b);
+      const late = (from: number, to: number) => calls.filter((a) => Number(a.scheduled) * 1000 >= from && Number(a.scheduled) * 1000 < to).map((a) => a.at - Number(a.scheduled) * 1000);
+      const max = (xs: number[]) => (xs.length ? Math.max(...xs) : 0);
+      const transitions = Object.entries(probes.history)
+        .map(([name, h]) => `${name}: ${h.map((e) => `${e.ready ? 'up' : 'down'}@${((e.at - busDown) / 1000).toFixed(1)}s`).join(' ')}`)
+        .join('\n        ');
+      console.log(`      ${calls.length} calls for ${expected} occurrences (${last - first + 1} s x ${JOBS} jobs), ${runIds.size} run ids, ${doubled.length} doubled`);
+      console.log(`      lateness ms: p50 ${lateness[Math.floor(lateness.length / 2)]}, max ${max(lateness)}; max during the bus outage ${max(late(busDown, busUp))}, during the store lock ${max(late(storeDown, storeUp))}`);
+      console.log(`      all ready again ${busRecoveredMs} ms after NATS came back, ${storeRecoveredMs} ms after the lock was released`);
+      console.log(`      readiness (seconds from the bus outage; store lock from ${((storeDown - busDown) / 1000).toFixed(1)}s to ${((storeUp - busDown) / 1000).toFixed(1)}s):\n        ${transitions}`);
+
+      if (doubled.length) {
+        const byKey = new Map<string, number[]>();
+        for (const a of calls) if (perOccurrence.get(key(a))! > 1) byKey.set(key(a), [...(byKey.get(key(a)) ?? []), a.at]);
+        const rel = (t: number) => ((t - busDown) / 1000).toFixed(0);
+        const summary = new Map<string, number>();
+        for (const [k, ats] of byKey) {
+          const s = `sched ${rel(Number(k.split('@')[1]) * 1000)}s calls ${ats.map(rel).join('/')}`;
+          summary.set(s, (summary.get(s) ?? 0) + 1);
+        }
+        console.log(`      doubled (seconds from the bus outage): ${JSON.stringify([...summary].slice(0, 60))}`);
+      }
+      expect(perOccurrence.size, 'occurrences run').to.equal(expected);
+      expect(doubled, 'occurrences run more than once').to.deep.equal([]);
+      expect(runIds.size, 'one run id per call').to.equal(calls.length);
+      for (const name of ['jobs', 'planner', 'logs', 'executor']) {
+        expect(probes.wentDownAndUp(name, busDown, busUp + 1000), `${name}: unready while NATS was down, ready after`).to.equal(true);
+      }
+      for (const name of ['jobs', 'planner']) {
+        expect(probes.wentDownAndUp(name, storeDown, storeUp + 1000), `${name}: unready while the store was locked, ready after`).to.equal(true);
+      }
+    } finally {
+      await probes.stop();
+      for (const client of Object.values(health)) client.close();
+      await target.stop();
+    }
+  });
+});

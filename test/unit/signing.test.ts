@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { accountDecider, type AccountEvent } from '../../services/jobs/account.ts';
+import { SIGNING_SECRET_GRACE_MS, newSigningSecret, signatureHeader, signingKeys } from '../../shared/signing.ts';
+
+/**
+ * A receiver's check written from the documented format only (not with Tock's signing code):
+ * some v1 is the HMAC-SHA256, keyed with `secret`, of "<t>.<METHOD>.<url>.<body>", and t is at
+ * most 5 minutes old at `nowS`.
+ */
+function verifies(header: string, secret: string, method: string, url: string, body: string, nowS: number): boolean {
+  const parts = header.split(',').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+  const t = Number(parts.find(([k]) => k === 't')?.[1]);
+  if (!Number.isInteger(t) || nowS - t > 300) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${method}.${url}.${body}`).digest();
+  return parts.some(([k, v]) => k === 'v1' && v !== undefined && Buffer.from(v, 'hex').length === 32 && timingSafeEqual(Buffer.from(v, 'hex'), expected));
+}
+
+const T0 = Date.UTC(2030, 0, 1);
+const request = { method: 'POST', url: 'https://example.com/hook?x=1', body: '{"a":1}' };
+
+const fold = (events: AccountEvent[]) => events.reduce(accountDecider.evolve, accountDecider.initialState())!;
+const created = (signingSecret?: string): AccountEvent => ({
+  type: 'AccountCreated',
+  data: { id: 1, name: 'a', timezone: 'UTC', tokenHash: 'h', jobLimit: 0, at: T0, ...(signingSecret ? { signingSecret } : {}) },
+});
+const rotated = (signingSecret: string, at: number): AccountEvent => ({ type: 'SigningSecretRotated', data: { signingSecret, at } });
+
+describe('signed job requests (shared/signing)', () => {
+  it('a secret is whsec_ and 32 random bytes, new every time', () => {
+    const a = newSigningSecret();
+    expect(a).to.match(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a.slice(6), 'base64url')).to.have.length(32);
+    expect(newSigningSecret()).to.not.equal(a);
+  });
+
+  it('the signature verifies with independent code; a tampered body, URL or method, or an old timestamp, does not', () => {
+    const secret = newSigningSecret();
+    const header = signatureHeader([{ secret, validUntil: 0 }], request, T0)!;
+    expect(header).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
+    const now = T0 / 1000;
+    expect(verifies(header, secret, 'POST', request.url, request.body, now)).to.equal(true);
+    expect(verifies(header, secret, 'POST', request.url, '{"a":2}', now)).to.equal(false);
+    expect(verifies(header, secret, 'POST', 'https://example.com/hook?x=2', request.body, now)).to.equal(false);
+    expect(verifies(header, secret, 'PUT', request.url, request.body, now)).to.equal(false);
+    expect(verifies(header, newSigningSecret(), 'POST', request.url, request.body, now)).to.equal(false);
+    expect(verifies(header, secret, 'POST', request.url, request.body, now + 301)).to.equal(false);
+  });
+
+  it('a request without a body signs "<t>.<METHOD>.<url>." (nothing after the last dot)', () => {
+    const secret = 'whsec_x';
+    const header = signatureHeader([{ secret, validUntil: 0 }], { method: 'GET', url: 'http://a.test/', body: null }, T0)!;
+    expect(verifies(header, secret, 'GET', 'http://a.test/', '', T0 / 1000)).to.equal(true);
+  });
+
+  it('an account without a secret (created before signing existed) sends unsigned requests until its first rotation', () => {
+    const old = fold([created()]);
+    expect(signatureHeader(signingKeys(old.signing, T0), request, T0)).to.equal(null);
+    const first = fold([created(), rotated('whsec_new', T0 + 1000)]);
+    expect(signingKeys(first.signing, T0 + 2000)).to.deep.equal([{ secret: 'whsec_new', validUntil: 0 }]);
+  });
+
+  it('after a rotation the old secret also signs during the grace period, and not after it (injected clock)', () => {
+    const at = T0 + 60_000;
+    const account = fold([created('whsec_old'), rotated('whsec_new', at)]);
+    const during = at + SIGNING_SECRET_GRACE_MS - 1000;
+    const after = at + SIGNING_SECRET_GRACE_MS;
+    const sentDuring = signatureHeader(signingKeys(account.signing, during), request, during)!;
+    expect(sentDuring.split(',').filter((p) => p.startsWith('v1='))).to.have.length(2);
+    expect(verifies(sentDuring, 'whsec_new', 'POST', request.url, request.body, during / 1000)).to.equal(true);
+    expect(verifies(sentDuring, 'whsec_old', 'POST', request.url, request.body, during / 1000)).to.equal(true);
+    // Keys handed to an executor before the end of the grace are judged at the instant of sending.
+    const sentAfter = signatureHeader(signingKeys(account.signing, during), request, after)!;
+    expect(sentAfter.split(',').filter((p) => p.startsWith('v1='))).to.have.length(1);
+    expect(verifies(sentAfter, 'whsec_new', 'POST', request.url, request.body, after / 1000)).to.equal(true);
+    expect(verifies(sentAfter, 'whsec_old', 'POST', request.url, request.body, after / 1000)).to.equal(false);
+  });
+
+  it('a second rotation within the grace period ends the oldest secret at once', () => {
+    const account = fold([created('whsec_1'), rotated('whsec_2', T0 + 1000), rotated('whsec_3', T0 + 2000)]);
+    expect(signingKeys(account.signing, T0 + 3000).map((k) => k.secret)).to.deep.equal(['whsec_3', 'whsec_2']);
+  });
+});
