@@ -158,7 +158,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         const signature = spec.signing?.length ? signatureHeader(spec.signing, { method: spec.method, url: `${url.origin}${path}`, body: spec.body }, Date.now()) : null;
         const headers = signature ? { ...spec.headers, [SIGNATURE_HEADER]: signature } : spec.headers;
         agent.dispatch(
-          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
+          { origin: url.origin, path, method: spec.method, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
           handler,
         );
       } catch (e) {

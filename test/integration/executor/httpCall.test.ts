@@ -182,8 +182,7 @@ describe('httpCall against real local servers', () => {
     };
 
     it('signs each hop at its sending instant over its own method, URL and body (checked by independent HMAC code)', async () => {
-      let s: TestServer;
-      s = await serve(redirector(() => `${s.base}/final?q=1`));
+      const s: TestServer = await serve(redirector(() => `${s.base}/final?q=1`));
       const secret = 'whsec_test';
       const result = await caller.call(spec(`${s.base}/r303`, { method: 'POST', body: 'a=1', signing: [{ secret, validUntil: 0 }, { secret: 'whsec_gone', validUntil: Date.now() - 1 }] }));
       expect(result.httpStatus).to.equal(200);
