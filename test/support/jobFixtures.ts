@@ -2,7 +2,7 @@
 export const RECORD_KEYS = [
   'id', 'group', 'name', 'expression', 'filter', 'timezone', 'url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'hasPassword',
   'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'notifyChannels', 'keyword',
-  'pattern', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
+  'pattern', 'retries', 'retryBackoff', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
 ];
 
 // Schedules that never fire while a test runs, so a running executor cannot change `fail` under us.

@@ -36,6 +36,8 @@ inBothModes('cron job functions with valid input', (target) => {
         notifyChannels: '',
         keyword: '',
         pattern: '',
+        retries: 0,
+        retryBackoff: 10,
         group: null,
         name: '',
         status: 0,
