@@ -171,7 +171,7 @@ export interface EgressGuard {
  * the same host. A bad entry throws at start-up: a typo must not silently open or close egress.
  * `resolve` is injectable so tests can play a rebinding DNS server.
  */
-export function createEgressGuard(allow: string[], resolve: Resolver = dns.lookup as unknown as Resolver): EgressGuard {
+export function createEgressGuard(allow: string[], resolve: Resolver = dns.lookup): EgressGuard {
   const allowed = allow
     .map((s) => s.trim())
     .filter((s) => s !== '')

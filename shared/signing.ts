@@ -40,7 +40,7 @@ export function evolveSigning(state: SigningState, event: { type: string; data: 
   return { current: event.data.signingSecret, previous };
 }
 
-export const NO_SIGNING: SigningState = Object.freeze({ current: null, previous: null }) as SigningState;
+export const NO_SIGNING: SigningState = Object.freeze({ current: null, previous: null });
 
 /** The keys a request sent at `now` is signed with: none (unsigned) for an account that never had a secret. */
 export function signingKeys(state: SigningState, now: number): SigningKey[] {

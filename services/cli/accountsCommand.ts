@@ -34,7 +34,7 @@ export async function accountsCommand(args: string[], io: Io): Promise<number> {
       noPositionals(parsed, ACCOUNTS_USAGE);
       // Without --limit the jobs service applies its default (TOCK_ACCOUNT_JOB_LIMIT).
       const limit = values.limit === undefined ? undefined : Number(values.limit);
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit must be a whole number (0: no limit), got '${values.limit}'`, ACCOUNTS_USAGE);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit must be a whole number (0: no limit), got '${String(values.limit)}'`, ACCOUNTS_USAGE);
       run = async (jobs) => {
         const { account, token, signingSecret } = await jobs.createAccount({ name: (values.name as string) ?? '', timezone: (values.timezone as string) ?? 'UTC', token: values.token as string | undefined, jobLimit: limit });
         if (asJson) return json(io.out, { id: Number(account!.id), name: account!.name, timezone: account!.timezone, jobLimit: account!.jobLimit, token, signingSecret });

@@ -36,9 +36,9 @@ export async function logsCommand(args: string[], io: Io, stop: AbortSignal): Pr
   const id = idOf(parsed, 'a job', LOGS_USAGE);
   const { values } = parsed;
   const limit = Number(values.limit ?? 20);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000, got '${values.limit}'`, LOGS_USAGE);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError(`--limit must be a whole number from 1 to 1000, got '${String(values.limit)}'`, LOGS_USAGE);
   const interval = Number(values.interval ?? 2);
-  if (!(interval >= 1 && interval <= 3600)) throw new UsageError(`--interval must be from 1 to 3600 seconds, got '${values.interval}'`, LOGS_USAGE);
+  if (!(interval >= 1 && interval <= 3600)) throw new UsageError(`--interval must be from 1 to 3600 seconds, got '${String(values.interval)}'`, LOGS_USAGE);
   const api = apiFrom(parsed, io.env, LOGS_USAGE);
   const fn = values.failures ? 'cron_failures' : 'cron_logs';
   const print = (r: LogResult) => {

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
-import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SUBJECTS, type Outcome } from '../../shared/topology.ts';
+import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
 import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
 import { attemptId, attemptOf, executionOf, failedExecution, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
 import { EnvelopeError } from '../../shared/crypto/envelope.ts';
@@ -78,7 +78,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   const handling = new Map<string, Promise<void>>();
   const encode = (run: DueRun, execution: ReturnType<typeof executionOf>): EncodedExecution => {
     const message = create(ExecutionSchema, execution);
-    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome) as Outcome);
+    const subject = executionSubject(Number(run.target!.accountId), Number(run.target!.jobId), outcomeName(message.outcome));
     return { subject, data: toBinary(ExecutionSchema, message) };
   };
   /** Every attempt of a run is its own message, event and memory entry (see attemptId). */

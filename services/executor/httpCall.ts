@@ -85,7 +85,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
 
   // Hostnames are checked by the guard's lookup; an IP literal skips lookup in net.connect, so
   // it is checked here. Both run per connection, which covers every redirect hop as well.
-  const base = buildConnector({ lookup: guard.lookup as never, timeout: options.connectTimeoutMs ?? 10_000 });
+  const base = buildConnector({ lookup: guard.lookup, timeout: options.connectTimeoutMs ?? 10_000 });
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
     const refused = isIP(host) ? guard.refusal(host) : null;
@@ -158,7 +158,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         const signature = spec.signing?.length ? signatureHeader(spec.signing, { method: spec.method, url: `${url.origin}${path}`, body: spec.body }, Date.now()) : null;
         const headers = signature ? { ...spec.headers, [SIGNATURE_HEADER]: signature } : spec.headers;
         agent.dispatch(
-          { origin: url.origin, path, method: spec.method as Dispatcher.HttpMethod, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
+          { origin: url.origin, path, method: spec.method, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
           handler,
         );
       } catch (e) {

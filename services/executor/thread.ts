@@ -57,7 +57,7 @@ const executor = await startExecutorService({
   accountConcurrency: data.accountConcurrency,
   secrets: data.secretKeys ? secretBox(createKeyring(data.secretKeys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') })))) : undefined,
 });
-control.on('message', async (message: { t: string; id?: number }) => {
+const onControl = async (message: { t: string; id?: number }) => {
   if (message.t === 'metrics') {
     const reply: ThreadMetrics = { t: 'metrics', id: message.id!, snapshot: await metricsSnapshot() };
     control.postMessage(reply);
@@ -67,5 +67,9 @@ control.on('message', async (message: { t: string; id?: number }) => {
   await executor.stop();
   await bus.close();
   control.postMessage({ t: 'stopped' });
+};
+control.on('message', (message: { t: string; id?: number }) => {
+  // A failure here must end the thread loudly, as an uncaught error, not vanish.
+  onControl(message).catch((error: unknown) => setImmediate(() => { throw error; }));
 });
 control.postMessage({ t: 'ready' });

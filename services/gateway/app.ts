@@ -145,7 +145,7 @@ export function createGateway(options: GatewayOptions): Koa {
 
 /** The caller's request id when it is a sane token (so it can be followed across systems), else a new one. */
 function requestIdOf(sent: string) {
-  return sent && sent.length <= 128 && /^[A-Za-z0-9._:\/+=-]+$/.test(sent) ? sent : randomUUID();
+  return sent && sent.length <= 128 && /^[A-Za-z0-9._:/+=-]+$/.test(sent) ? sent : randomUUID();
 }
 
 /** Seconds a client is told to wait (Retry-After) when a store or service is busy or unreachable. */

@@ -38,7 +38,7 @@ export function parseBody(raw: Buffer, contentType: string | undefined): ParsedB
   // A byte-order mark (some Windows clients write one) is not part of the parameters.
   const text = raw.toString('utf8').replace(/^\uFEFF/, '');
   if (!text.trim()) return { fields: {}, json: null };
-  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'multipart/form-data') return { fields: parseMultipart(text, contentType!), json: null };
   const looksJson = /^\s*[[{]/.test(text);
   const declaredJson = type.endsWith('/json') || type.endsWith('+json');

@@ -6,6 +6,7 @@ import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
+import { single } from '../../shared/single.ts';
 import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord } from './records.ts';
 
 export interface Clients {
@@ -135,7 +136,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
     const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
-    return record(jobs[0], c, accountId);
+    return record(single(jobs, 'cron_add'), c, accountId);
   },
   cron_batch_add: async ({ json, accountId, canonical, params, idempotencyKey: header }, c) => {
     if (!json) throw new AppError('INVALID_PARAMETER', 'data: cron_batch_add takes a JSON body: {"data": [{...}, ...]}');
@@ -173,7 +174,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
     const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: runOrder(params) });
-    return record(jobs[0], c, accountId);
+    return record(single(jobs, 'cron_edit'), c, accountId);
   },
   cron_batch_edit: async ({ params, accountId }, c) => {
     const settings = settingsFrom(params);

@@ -12,7 +12,7 @@ const str = (description: string, extra: Schema = {}): Schema => ({ type: 'strin
 const bool = (description: string): Schema => ({ type: 'boolean', description });
 
 /** Every parameter a function may take, by name. */
-const PARAMS: Record<string, Schema> = {
+const PARAMS = {
   id: int('the cron job (or group) id', { minimum: 1 }),
   ids: { description: 'ids: a list (id[]=1&id[]=2, id=1,2 or a JSON array)', type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: 1000 },
   page: int('page number, from 1', { minimum: 1, default: 1 }),
@@ -33,7 +33,9 @@ const PARAMS: Record<string, Schema> = {
   botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
   chatId: str('telegram: the numeric chat id or @channel name'),
   enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
-};
+} satisfies Record<string, Schema>;
+/** The same, looked up by a name that may be unknown. */
+const PARAM_BY_NAME: Readonly<Record<string, Schema>> = PARAMS;
 
 /** A setting's JSON type, by its kind (null clears optional ints and the group). */
 const SETTING_TYPE: Record<SettingKind, string | string[]> = { text: 'string', int: 'integer', bool: 'boolean', optionalInt: ['integer', 'null'], ref: ['integer', 'null'] };
@@ -91,18 +93,18 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
     returns: JOBS,
   },
   cron_edit: { summary: 'Edit a cron job', settings: true, params: ['id', 'run', 'payload'], required: ['id'], returns: JOB },
-  cron_batch_edit: { summary: 'Edit several cron jobs the same way', settings: true, params: [['id', PARAMS.ids!]], required: ['id'], returns: JOBS },
+  cron_batch_edit: { summary: 'Edit several cron jobs the same way', settings: true, params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
   cron_group_edit: { summary: "Edit every job of a group (id is the group's)", settings: true, params: ['id'], required: ['id'], returns: JOBS },
   cron_enable: { summary: 'Enable a cron job (resets fail)', params: ['id'], required: ['id'], returns: JOB },
   cron_disable: { summary: 'Disable a cron job', params: ['id'], required: ['id'], returns: JOB },
   cron_pause: { summary: 'Pause a cron job, for a while or until enabled', params: ['id', 'for'], required: ['id'], returns: JOB },
   cron_delete: { summary: 'Delete a cron job', params: ['id'], required: ['id'], returns: JOB },
-  cron_batch_delete: { summary: 'Delete several cron jobs', params: [['id', PARAMS.ids!]], required: ['id'], returns: JOBS },
+  cron_batch_delete: { summary: 'Delete several cron jobs', params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
   cron_run: { summary: 'Run a cron job now or at a time, without changing its schedule', params: ['id', 'time', 'payload'], required: ['id'], returns: { type: 'integer', description: 'Unix time it will run' } },
   cron_logs: { summary: "A job's results, newest first", params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
   cron_show: { summary: 'Same as cron_logs', params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
   cron_failures: { summary: "A job's failed results (without id: the account's)", params: ['id', 'page', 'limit', 'keyword'], returns: LOGS },
-  cron_next: { summary: 'The next run times', params: ['id', ['limit', PARAMS.nextLimit!]], required: ['id'], returns: list({ type: 'integer' }) },
+  cron_next: { summary: 'The next run times', params: ['id', ['limit', PARAMS.nextLimit]], required: ['id'], returns: list({ type: 'integer' }) },
   cron_history: { summary: "A job's audit trail", params: ['id', 'page', 'limit'], required: ['id'], returns: list(ref('HistoryEntry')) },
   group_list: { summary: 'List groups', returns: list(GROUP) },
   group_get: { summary: 'Get a group', params: ['id'], required: ['id'], returns: GROUP },
@@ -249,7 +251,7 @@ const ERROR_RESPONSES = Object.fromEntries(
 function operation(name: string, doc: FunctionDoc, method: 'get' | 'post') {
   const properties: Record<string, Schema> = {};
   for (const p of doc.params ?? []) {
-    const [wire, schema] = typeof p === 'string' ? [p, PARAMS[p]] : p;
+    const [wire, schema] = typeof p === 'string' ? [p, PARAM_BY_NAME[p]] : p;
     if (!schema) throw new Error(`openapi: ${name} names unknown parameter ${wire}`);
     properties[wire] = schema;
   }

@@ -1,4 +1,5 @@
 import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
 import type { Channel } from '../../shared/gen/tock/v1/notifier_pb.ts';
@@ -59,7 +60,7 @@ export function logRecord(entry: LogEntry) {
     result: {
       id: Number(entry.id),
       time: Number(e.time),
-      status: e.outcome === 1 ? 0 : e.outcome === 3 ? 2 : 1,
+      status: e.outcome === ExecutionOutcome.SUCCEEDED ? 0 : e.outcome === ExecutionOutcome.SKIPPED ? 2 : 1,
       startTime: Math.floor(Number(e.startTimeMs) / 1000),
       downloaded: Number(e.downloaded),
       httpStatus: e.httpStatus,

@@ -18,7 +18,9 @@ export async function startGatewayServer(options: {
   readiness?: Readiness;
 }) {
   const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log, metrics: options.metrics, readiness: options.readiness });
-  const server: Server = createServer(app.callback());
+  const handle = app.callback();
+  // Koa's handler settles every request itself (errors go to app.onerror): nothing to await here.
+  const server: Server = createServer((req, res) => void handle(req, res));
   server.on('clientError', answerClientError);
   // Keep-alive sockets outliving the client's idle timeout cause spurious resets; stay above common defaults.
   server.keepAliveTimeout = 65_000;

@@ -65,7 +65,7 @@ export function createAccountService(store: EventStore, view: JobsView, commands
       const input = { name: name.trim(), timezone: timezone || 'UTC', tokenHash: hashToken(secret), jobLimit, signingSecret: newSigningSecret() };
       // Checked before an id is taken: a refused account must leave no trace in the store.
       accountDecider.decide({ type: 'CreateAccount', id: 0, ...input }, null, commands.now());
-      const [id] = await commands.ids.allocate('account', 1);
+      const id = await commands.ids.allocateOne('account');
       const created = await command({ type: 'CreateAccount', id, ...input, name: input.name || `account ${id}` });
       return { account: created, token: secret };
     },

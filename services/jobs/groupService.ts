@@ -23,7 +23,7 @@ export function createGroupService(view: JobsView, commands: Commands, account: 
       account(accountId);
       // Checked before an id is taken: a refused group must leave no trace in the store.
       groupDecider.decide({ type: 'CreateGroup', id: 0, accountId, name, priority }, null, commands.now());
-      const [id] = await commands.ids.allocate('group', 1);
+      const id = await commands.ids.allocateOne('group');
       return command({ type: 'CreateGroup', id, accountId, name, priority });
     },
 

@@ -8,7 +8,7 @@ import {
   type GroupSchema,
   GroupDeleteMode,
   JobAction,
-  JobsService as JobsServiceDesc,
+  type JobsService as JobsServiceDesc,
   type AdminService as AdminServiceDesc,
 } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';

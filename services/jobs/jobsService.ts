@@ -75,12 +75,12 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     return { type: 'RequestRun', id, accountId, runId: `${id}:${runAt}:${randomBytes(4).toString('hex')}`, runAt, payload: order.payload };
   };
 
-  const liveJobs = (accountId: number, idList: number[]): JobEntry[] =>
-    idList.map((id) => {
-      const entry = view.job(accountId, id);
-      if (!entry) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
-      return entry;
-    });
+  const liveJob = (accountId: number, id: number): JobEntry => {
+    const entry = view.job(accountId, id);
+    if (!entry) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
+    return entry;
+  };
+  const liveJobs = (accountId: number, idList: number[]): JobEntry[] => idList.map((id) => liveJob(accountId, id));
 
   /** The view's entry, also for a job deleted a moment ago (cron_delete returns the record). */
   const fresh = (id: number, accountId: number): JobEntry => view.job(accountId, id) ?? view.anyJob(id)!;
@@ -115,13 +115,13 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       // A batch of costly schedules is validated and written in slices: other requests get turns.
       const slice = timeSlicer();
       // Validate every element before writing anything: a batch that fails validation changes nothing.
-      for (let i = 0; i < inputs.length; i++) {
+      for (const [i, input] of inputs.entries()) {
         await slice();
         await at(prefix(i), () => {
-          checkGroup(accountId, inputs[i]);
-          const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input: inputs[i], defaultTimezone: owner.timezone }, null, now());
+          checkGroup(accountId, input);
+          const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
           const order = runs[i];
-          if (order) runOrderCommand(accountId, 0, order, event.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
+          if (order) runOrderCommand(accountId, 0, order, event?.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
         });
       }
       return storeFailure(async () => {
@@ -140,7 +140,9 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           let position: bigint | null = null;
           let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
           if (!written.length) {
-            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i], defaultTimezone: owner.timezone });
+            const input = inputs[i];
+            if (!input) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
+            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
             position = created.position;
             method = created.state!.settings.httpMethod;
           }
@@ -233,8 +235,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     getJob(accountId: number, id: number): JobEntry {
       account(accountId);
-      const [entry] = liveJobs(accountId, [id]);
-      return entry;
+      return liveJob(accountId, id);
     },
 
     listJobs(accountId: number, query: { page: number; limit: number; keyword: string; groupId: number | null }): JobEntry[] {
@@ -253,7 +254,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     async runJob(accountId: number, id: number, time: number, payload: string | null): Promise<number> {
       account(accountId);
-      const [entry] = liveJobs(accountId, [id]);
+      const entry = liveJob(accountId, id);
       const command = runOrderCommand(accountId, id, { run: time > 0 ? time : 1, payload }, entry.job.settings.httpMethod);
       const result = await runJobCommand(command);
       await view.waitFor(result.position);

@@ -121,7 +121,7 @@ export class JobsView {
       const list = this.jobsByAccount.get(job.accountId) ?? [];
       // Ids arrive almost always in increasing order; keep the list sorted for paging.
       let i = list.length;
-      while (i > 0 && list[i - 1] > id) i--;
+      while (i > 0 && list[i - 1]! > id) i--; // i - 1 is within [0, length)
       list.splice(i, 0, id);
       this.jobsByAccount.set(job.accountId, list);
     }

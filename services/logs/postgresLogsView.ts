@@ -11,6 +11,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { AppError } from '../../shared/errors.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
 import { keepSetting, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
@@ -130,7 +131,7 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
     keepPerJob,
     keepFailuresPerJob,
 
-    record: async (execution, o = {}) => (await view.recordMany([{ execution, id: o.id }]))[0],
+    record: async (execution, o = {}) => single(await view.recordMany([{ execution, id: o.id }]), 'logs view record'),
 
     async recordMany(batch: RecordInput[]) {
       if (batch.length === 0) return [];
@@ -139,7 +140,7 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
         if (invalid) throw new AppError('INVALID_PARAMETER', `execution ${JSON.stringify(e.runId.slice(0, 80))}: ${invalid}`);
       }
       const wanted = (id?: number) => (id !== undefined && Number.isSafeInteger(id) && id > 0 ? id : null);
-      const [row] = await query<{ fresh: boolean[] }>(
+      const row = single(await query<{ fresh: boolean[] }>(
         `SELECT ${s}.record_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS fresh`,
         [
           batch.map((b) => wanted(b.id)),
@@ -154,7 +155,7 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
           keepFailuresPerJob,
           ExecutionOutcome.FAILED,
         ],
-      );
+      ), 'record_batch');
       return row.fresh;
     },
 
@@ -175,8 +176,9 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
     },
 
     async size() {
-      const [row] = await query<{ log: string; failures: string }>(
-        `SELECT (SELECT count(*) FROM ${s}.log) AS log, (SELECT count(*) FROM ${s}.failures) AS failures`,
+      const row = single(
+        await query<{ log: string; failures: string }>(`SELECT (SELECT count(*) FROM ${s}.log) AS log, (SELECT count(*) FROM ${s}.failures) AS failures`),
+        'logs view size',
       );
       return { log: Number(row.log), failures: Number(row.failures) };
     },

@@ -1,6 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors.ts';
+import { single } from '../../shared/single.ts';
 import { privateDbFile, useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { keepSetting, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
@@ -89,7 +90,7 @@ class SqliteLogsView {
   }
 
   record(execution: Execution, options: { id?: number } = {}): boolean {
-    return this.recordBatch([{ execution, id: options.id }])[0];
+    return single(this.recordBatch([{ execution, id: options.id }]), 'logs view record');
   }
 
   recordMany(batch: RecordInput[]): boolean[] {

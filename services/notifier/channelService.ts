@@ -50,7 +50,7 @@ export function createChannelService(store: EventStore, view: NotifierView, cloc
       const command = { type: 'AddChannel' as const, id: 0, accountId, channelType: input.type, name: input.name, address: input.address, secret };
       // Checked before an id is taken: a refused channel leaves no trace in the store.
       channelDecider.decide(command, null, now());
-      const [id] = await ids.allocate('channel', 1);
+      const id = await ids.allocateOne('channel');
       return run({ ...command, id });
     },
 

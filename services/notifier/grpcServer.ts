@@ -1,5 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { NotifierService, type ChannelSchema } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import { type NotifierService, type ChannelSchema } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { maskAddress, type Channel, type ChannelAddress } from '../../shared/notify/index.ts';
 import type { ChannelService } from './channelService.ts';

@@ -52,7 +52,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 export function createSenders(options: SendersOptions): Senders {
   const guard = createEgressGuard(options.allowNetworks);
   const timeout = options.timeoutMs ?? 15_000;
-  const agent = new Agent({ connect: { lookup: guard.lookup as never, timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  const agent = new Agent({ connect: { lookup: guard.lookup, timeout }, headersTimeout: timeout, bodyTimeout: timeout });
   const smtp = options.smtp;
   const mailer = smtp
     ? nodemailer.createTransport({

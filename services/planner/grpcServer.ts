@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.ts';
-import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
+import { type PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import type { Planner } from './planner.ts';
 

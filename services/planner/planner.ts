@@ -124,7 +124,10 @@ export class Planner {
     for (const plan of this.projection.plans.values()) {
       await slice();
       const c = catchUp(plan, watermark, now, this.misfireMs);
-      for (const order of c.due) this.enqueue(plan, order), due++;
+      for (const order of c.due) {
+        this.enqueue(plan, order);
+        due++;
+      }
       for (const order of c.delayed) entries.push(this.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
       for (const q of plan.queued ?? []) entries.push({ ...this.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
       if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
@@ -298,7 +301,10 @@ export class Planner {
     // Reading the clock again also covers a timer that fires a little early.
     const now = this.options.clock.now();
     let n = 0;
-    for (let e = this.heap.popDue(now); e; e = n < DRAIN_CHUNK ? this.heap.popDue(now) : undefined) fireEntry(this.firing, this.projection, e, now), n++;
+    for (let e = this.heap.popDue(now); e; e = n < DRAIN_CHUNK ? this.heap.popDue(now) : undefined) {
+      fireEntry(this.firing, this.projection, e, now);
+      n++;
+    }
     if (n < DRAIN_CHUNK) return this.arm();
     this.drainQueued = true;
     setImmediate(() => {

@@ -26,8 +26,9 @@ export class DuplicateWindow {
 
   expire(now: number) {
     const horizon = now - this.windowMs;
-    while (this.head < this.ats.length && this.ats[this.head] <= horizon) {
-      const id = this.ids[this.head];
+    // ids, ats and seqs are parallel arrays: head < ats.length bounds all three.
+    while (this.head < this.ats.length && this.ats[this.head]! <= horizon) {
+      const id = this.ids[this.head]!;
       // The same id published again after it expired has a newer entry: leave that one.
       if (this.seqOf.get(id) === this.seqs[this.head]) this.seqOf.delete(id);
       this.head++;

@@ -173,7 +173,7 @@ export class Durable {
 
   private nextRedelivery(): Pending | undefined {
     while (this.rdqHead < this.rdq.length) {
-      const p = this.pending.get(this.rdq[this.rdqHead++]);
+      const p = this.pending.get(this.rdq[this.rdqHead++]!); // rdqHead < length: checked above
       if (p?.deadline !== Infinity) continue;
       if (this.stream.msgs.has(p.seq)) return p;
       this.pending.delete(p.seq); // trimmed by maxAge/maxMessages meanwhile: nothing to redeliver
@@ -197,6 +197,8 @@ export class Durable {
     p.count++;
     this.arm(p, this.clock.now() + this.options.ackWaitMs);
     const replica = this.replicas[this.rr++ % this.replicas.length];
+    // Called only while replicas.length > 0 (see drain): this guard never returns in practice.
+    if (!replica) return;
     const msg = new Delivered(this, stored, p);
     let result: unknown;
     try {
@@ -274,8 +276,8 @@ export class Durable {
     this.timer = undefined;
     // Reading the clock again also covers a timer that fires a little early.
     const now = this.clock.now();
-    while (this.heap.items.length > 0 && this.heap.items[0].at <= now) {
-      const e = this.heap.pop();
+    for (let e = this.heap.items[0]; e !== undefined && e.at <= now; e = this.heap.items[0]) {
+      this.heap.pop();
       if (this.valid(e)) this.expire(e.p);
     }
     this.rearm();

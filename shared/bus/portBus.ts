@@ -67,7 +67,7 @@ export function createPortBus(port: MessagePort): Bus {
     if (closed) return Promise.reject(new Error(`bus: ${frame.t}: bus is closed`));
     return new Promise<T>((resolve, reject) => {
       calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      out.push({ ...frame, id } as Request);
+      out.push({ ...frame, id });
     });
   };
 

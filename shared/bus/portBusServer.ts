@@ -17,7 +17,7 @@ export function servePortBus(bus: Bus, port: MessagePort) {
   let nextDelivery = 0;
   let closed = false;
 
-  const reply = (id: number, work: () => Promise<unknown> | unknown) => {
+  const reply = (id: number, work: () => unknown) => {
     let result: Promise<unknown>;
     try {
       result = Promise.resolve(work());

@@ -42,7 +42,7 @@ export async function handleCommand<C, S, E extends DomainEvent>(
       const result = await store.appendToStream(
         stream,
         events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown>, metadata })),
-        { expectedRevision: recorded.length ? recorded[recorded.length - 1].revision : 'no_stream' },
+        { expectedRevision: (recorded.at(-1)?.revision ?? 'no_stream') },
       );
       return { state: events.reduce(decider.evolve, state), events, position: result.position };
     } catch (error) {

@@ -39,5 +39,11 @@ export function createIdAllocator(store: EventStore) {
       queue = result.catch(() => undefined);
       return result;
     },
+    /** One id: the common case of creating a single entity. */
+    async allocateOne(kind: 'cronjob' | 'group' | 'account' | 'channel'): Promise<number> {
+      const [id] = await this.allocate(kind, 1);
+      if (id === undefined) throw new Error(`allocating one ${kind} id returned none`);
+      return id;
+    },
   };
 }

@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../postgres.ts';
+import { single } from '../single.ts';
 import {
   categoryOf,
   WrongExpectedRevisionError,
@@ -197,9 +198,15 @@ export function openPostgresEventStore(url: string, options: PostgresEventStoreO
       const payload = JSON.stringify(
         events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata ?? {} })),
       );
-      const [row] = await query<{ ok: boolean; next_revision: string; last_position: string }>(
-        `SELECT * FROM ${s}.append($1, $2, $3, $4, $5::jsonb)`,
-        [stream, categoryOf(stream), String(expected), time, payload],
+      const row = single(
+        await query<{ ok: boolean; next_revision: string; last_position: string }>(`SELECT * FROM ${s}.append($1, $2, $3, $4, $5::jsonb)`, [
+          stream,
+          categoryOf(stream),
+          String(expected),
+          time,
+          payload,
+        ]),
+        `append to ${stream}`,
       );
       const current = Number(row.next_revision);
       if (!row.ok) throw new WrongExpectedRevisionError(stream, expected, current < 0 ? 'no_stream' : current);

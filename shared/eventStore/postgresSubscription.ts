@@ -130,7 +130,7 @@ export function startSubscription(source: PageSource, options: SubscribeOptions,
       const current = ahead ?? read(checkpoint);
       const version = current.version;
       const events = await current.page;
-      ahead = events.length === PAGE_SIZE ? read(events[events.length - 1].position) : undefined;
+      ahead = events.length === PAGE_SIZE ? read(events[PAGE_SIZE - 1]!.position) : undefined;
       for (const event of events) {
         if (stopped) return;
         await handler(event);

@@ -33,7 +33,8 @@ export function watchStore(store: EventStore, readiness: Readiness, options: { l
       if (!stopped) readiness.set(condition, false, `writes fail: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       clearTimeout(timeout);
-      if (!stopped) timer = setTimeout(probe, everyMs);
+      // probe catches everything itself: nothing to await or handle here.
+      if (!stopped) timer = setTimeout(() => void probe(), everyMs);
     }
   };
   void probe();

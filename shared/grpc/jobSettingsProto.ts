@@ -26,7 +26,7 @@ const FROM_PROTO: Record<SettingKind, (v: unknown) => unknown> = {
   int: (v) => v,
   bool: (v) => v,
   optionalInt: (v) => v,
-  ref: (v) => Number(v as bigint),
+  ref: (v) => Number(v),
 };
 
 /** The given fields of a proto JobSettings, as the domain's partial settings. */
@@ -37,7 +37,7 @@ export function settingsFromProto(p: ProtoSettings | ProtoJobSettings | undefine
     const v = (p as Record<string, unknown>)[name];
     if (v !== undefined) out[name] = FROM_PROTO[settingOf(name).kind](v);
   }
-  return out as SettingsInput;
+  return out;
 }
 
 /** The settings of proto CronJob: every setting, a secret one only as whether it is set. */
@@ -48,5 +48,5 @@ export function settingsToProtoJob(s: JobSettings): ProtoJobFields {
     if (row.secret) out[secretFlag(name)] = s[name] !== '';
     else out[name] = TO_PROTO[row.kind](s[name]);
   }
-  return out as ProtoJobFields;
+  return out;
 }

@@ -78,7 +78,7 @@ export function facts(t: Trigger, ctx: MessageContext): [string, string][] {
 
 /** The subject (and chat title): which job and what happened, or a count when merged. */
 export function subject(triggers: Trigger[]): string {
-  if (triggers.length === 1) return `Tock: ${headline(triggers[0]).replace(/^Cron job /, '')}`;
+  if (triggers.length === 1) return `Tock: ${headline(triggers[0]!).replace(/^Cron job /, '')}`;
   const counts = new Map<TriggerKind, number>();
   for (const t of triggers) counts.set(t.kind, (counts.get(t.kind) ?? 0) + 1);
   const parts = [...counts].map(([kind, n]) => `${n} ${VERB[kind]}`);
@@ -137,7 +137,9 @@ export function signature(secret: string, body: string, nowMs: number): string {
 
 /** The first trigger's fields at the top level (FastCron receivers read those), every trigger in `notifications`. */
 export function webhookMessage(triggers: Trigger[], address: ChannelAddress, secret: string, ctx: MessageContext): HttpMessage {
-  const body = JSON.stringify({ ...webhookFields(triggers[0]), count: triggers.length, notifications: triggers.map(webhookFields) });
+  const [first] = triggers;
+  if (!first) throw new Error('webhookMessage: no notification to send');
+  const body = JSON.stringify({ ...webhookFields(first), count: triggers.length, notifications: triggers.map(webhookFields) });
   return { url: address.url!, headers: { 'content-type': 'application/json', 'x-tock-signature': signature(secret, body, ctx.now) }, body };
 }
 
@@ -191,7 +193,7 @@ export function teamsMessage(triggers: Trigger[], address: ChannelAddress, ctx: 
     body.push({ type: 'FactSet', facts: facts(t, ctx).map(([title, value]) => ({ title, value })) });
   }
   if (more(triggers)) body.push({ type: 'TextBlock', text: more(triggers), isSubtle: true, wrap: true });
-  const link = triggers.length === 1 ? logsLink(triggers[0], ctx) : '';
+  const link = triggers.length === 1 ? logsLink(triggers[0]!, ctx) : '';
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',

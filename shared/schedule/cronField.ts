@@ -84,7 +84,7 @@ export function parseCronField(name: CronFieldName, text: string, column: number
 function expandItem(item: string, range: Range, name: CronFieldName, fail: (p: string) => never): number[] {
   const m = /^([^/-]+)(?:-([^/-]+))?(?:\/([^/-]*))?$/.exec(item);
   if (!m) fail(`'${item}' is not a value, range (a-b) or step (*/n, a-b/n)`);
-  const [, startText, endText, stepText] = m!;
+  const [, startText, endText, stepText] = m;
   let step = 1;
   if (stepText !== undefined) {
     if (!/^\d+$/.test(stepText)) fail(`the step '/${stepText}' must be a whole number`);

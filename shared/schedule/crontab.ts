@@ -105,7 +105,7 @@ export class Crontab {
     const names = tokens.length === 6 ? SIX : FIVE;
     const parsed = {} as Record<CronFieldName, CronField>;
     tokens.forEach((tok, i) => {
-      parsed[names[i]!] = parseCronField(names[i]!, tok[0], expanded ? 1 : tok.index! + 1);
+      parsed[names[i]!] = parseCronField(names[i]!, tok[0], expanded ? 1 : tok.index + 1);
     });
     parsed.second ??= parseCronField('second', '0', 1);
     this.fields = parsed;

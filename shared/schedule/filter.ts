@@ -22,13 +22,13 @@ function tokenize(src: string, fail: (pos: number, problem: string) => never): T
   for (;;) {
     const m = re.exec(src);
     if (!m) break; // only whitespace is left
-    const pos = m!.index + m![0].length - m![0].trimStart().length;
-    if (m![1] !== undefined) out.push({ kind: 'num', text: m![1], pos, value: Number(m![1]) });
-    else if (m![2] !== undefined || m![3] !== undefined) out.push({ kind: 'str', text: m![0].trim(), pos, value: m![2] ?? m![3] });
-    else if (m![4] !== undefined) out.push({ kind: 'id', text: m![4], pos });
-    else if (m![5] !== undefined) out.push({ kind: 'op', text: m![5], pos });
+    const pos = m.index + m[0].length - m[0].trimStart().length;
+    if (m[1] !== undefined) out.push({ kind: 'num', text: m[1], pos, value: Number(m[1]) });
+    else if (m[2] !== undefined || m[3] !== undefined) out.push({ kind: 'str', text: m[0].trim(), pos, value: m[2] ?? m[3] });
+    else if (m[4] !== undefined) out.push({ kind: 'id', text: m[4], pos });
+    else if (m[5] !== undefined) out.push({ kind: 'op', text: m[5], pos });
     else {
-      const c = m![6]!;
+      const c = m[6]!;
       if (c === "'" || c === '"') fail(pos, `a string without its closing ${c}`);
       const hint = c === '=' ? "; compare with '=='" : c === '&' || c === '|' || c === '!' ? "; write 'and', 'or', 'not'" : '';
       fail(pos, `unexpected '${c}'${hint}`);

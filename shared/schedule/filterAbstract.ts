@@ -121,7 +121,7 @@ function opaque(test: FilterFn, vars: number, d: Domains): number {
       return;
     }
     if (!list[v]) return assign(v + 1);
-    for (const x of list[v]!) {
+    for (const x of list[v]) {
       scratch[NAMES[v]!] = x;
       assign(v + 1);
       if (result === (CAN_TRUE | CAN_FALSE)) return;
@@ -204,8 +204,13 @@ function minutes(a: Abs, v: FilterVars): [number, number] {
       let hi = and ? MINUTE_HI : 0;
       for (const kid of a.kids) {
         const [l, h] = minutes(kid, v);
-        if (and) (lo &= l), (hi &= h);
-        else (lo |= l), (hi |= h);
+        if (and) {
+          lo &= l;
+          hi &= h;
+        } else {
+          lo |= l;
+          hi |= h;
+        }
       }
       return [lo, hi];
     }

@@ -29,7 +29,10 @@ const fromHi = (x: number) => (x <= 32 ? ALL : ALL << (x - 32));
 function maskOf(values: readonly number[]): [number, number] {
   let lo = 0;
   let hi = 0;
-  for (const v of values) (lo |= bit(v)), (hi |= bitHi(v));
+  for (const v of values) {
+    lo |= bit(v);
+    hi |= bitHi(v);
+  }
   return [lo, hi];
 }
 const range = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => a + i);
@@ -87,7 +90,10 @@ export function nextFilterMinute(
     return false;
   };
   const nextMonth = () => {
-    if (++c.month > 12) (c.month = 1), c.year++;
+    if (++c.month > 12) {
+      c.month = 1;
+      c.year++;
+    }
     c.day = 1;
     days = daysFromCivil(c.year, c.month, 1);
     startHour = startMinute = 0;

@@ -69,8 +69,8 @@ async function busFigures(bus: Bus, prefix: string, tag: string): Promise<Figure
 async function rawFigures(nc: NatsConnection, tag: string): Promise<Figures> {
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  const names = [`RAW_PUB_${tag}`, `RAW_WQ_${tag}`];
-  const subjects = [`rawpub${tag}.job`, `rawwq${tag}.job`];
+  const names = [`RAW_PUB_${tag}`, `RAW_WQ_${tag}`] as const;
+  const subjects = [`rawpub${tag}.job`, `rawwq${tag}.job`] as const;
   const base = { storage: StorageType.File, duplicate_window: 60e9 };
   await jsm.streams.add({ ...base, name: names[0], subjects: [subjects[0]], retention: RetentionPolicy.Limits });
   await jsm.streams.add({ ...base, name: names[1], subjects: [subjects[1]], retention: RetentionPolicy.Workqueue });

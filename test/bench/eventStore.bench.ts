@@ -35,7 +35,8 @@ async function benchStore(dir: string) {
   const single = await timed(async () => {
     for (let i = 0; i < SINGLE; i++) {
       const s = i % STREAMS;
-      const expected = revisions[s] < 0 ? 'no_stream' : revisions[s];
+      const revision = revisions[s]!; // s < STREAMS, the array's length
+      const expected = revision < 0 ? 'no_stream' : revision;
       revisions[s] = (await store.appendToStream(`run-${s}`, [event(i)], { expectedRevision: expected })).nextRevision;
     }
   });

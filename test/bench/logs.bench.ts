@@ -107,7 +107,7 @@ async function latency(run: () => Promise<unknown>) {
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   times.sort((a, b) => a - b);
-  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))].toFixed(2).padStart(7);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))]!.toFixed(2).padStart(7);
   return `p50 ${at(0.5)} ms   p99 ${at(0.99)} ms`;
 }
 

@@ -72,7 +72,7 @@ await new Promise((r) => setTimeout(r, 2000));
 console.log(`yardstick: bare appends to fresh streams   ${yardstick.toFixed(0)} /s`);
 console.log(`failed executions recorded                 ${failuresPerSecond.toFixed(0)} /s (${((failuresPerSecond / yardstick) * 100).toFixed(0)} % of the yardstick)`);
 console.log(`healthy executions settled                 ${successesPerSecond.toFixed(0)} /s`);
-console.log(`${BURST} jobs failing at once -> webhooks         ${receiver.received.length} request(s), ${JSON.parse(receiver.received[0].body).count} jobs in the first, ${(burstMs - 1000).toFixed(0)} ms after the 1 s merge window`);
+console.log(`${BURST} jobs failing at once -> webhooks         ${receiver.received.length} request(s), ${JSON.parse(receiver.received[0]!.body).count} jobs in the first, ${(burstMs - 1000).toFixed(0)} ms after the 1 s merge window`);
 
 await notifier.stop();
 await receiver.close();

@@ -39,7 +39,8 @@ async function benchStore(schema: string) {
   const single = await timed(async () => {
     for (let i = 0; i < SINGLE; i++) {
       const s = i % STREAMS;
-      const expected = revisions[s] < 0 ? 'no_stream' : revisions[s];
+      const revision = revisions[s]!; // s < STREAMS, the array's length
+      const expected = revision < 0 ? 'no_stream' : revision;
       revisions[s] = (await store.appendToStream(`run-${s}`, [event(i)], { expectedRevision: expected })).nextRevision;
     }
   });
@@ -123,7 +124,7 @@ try {
   const store = await benchStore(schema);
   await admin.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
   const raw = await benchRaw(schema);
-  console.log(`PostgreSQL event store (PostgreSQL ${rows[0].version}, synchronous_commit=${rows[0].sync}, node-postgres; loopback)`);
+  console.log(`PostgreSQL event store (PostgreSQL ${rows[0]!.version}, synchronous_commit=${rows[0]!.sync}, node-postgres; loopback)`);
   console.log(`  append 1 event, one after another     ${fmt(store.single)} events/s   yardstick (bare INSERT, autocommit)        ${fmt(raw.single)} /s`);
   console.log(`  append 1 event, ${CONCURRENT} appenders at once    ${fmt(store.concurrent)} events/s   yardstick (bare INSERT, ${CONCURRENT} connections)     ${fmt(raw.concurrent)} /s`);
   console.log(`  append ${BATCH} events per call           ${fmt(store.batched)} events/s   yardstick (bare INSERT ... SELECT, ${BATCH} rows) ${fmt(raw.batched)} /s`);

@@ -15,6 +15,7 @@ import { startEmbedded } from '../../services/embedded/system.ts';
 import { apiClient, ok } from '../support/api.ts';
 import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
+import { capture } from '../support/capture.ts';
 
 const EMBEDDED_JOBS = Number(process.argv[2] ?? 16000);
 const DISTRIBUTED_JOBS = Number(process.argv[3] ?? 8000);
@@ -83,7 +84,7 @@ async function distributed(targetUrl: string) {
     procs.push(await startService('executor', { ...env, TOCK_SERVER_NAME: 'executor-2' }, /executor consuming/));
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create'], env);
-    const api = apiClient(`http://127.0.0.1:${env.PORT}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
+    const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
     await addJobs(api, targetUrl, DISTRIBUTED_JOBS);
     // What the logs durable has acknowledged is what cron_logs can show.
     return await measure(async () => {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { createMemoryLeases, type Leases } from '../../shared/leases/leases.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
+import { nth } from '../support/nth.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -19,7 +20,7 @@ function leasesContract(name: string, open: (now: () => number) => Promise<Lease
 
     it('grants at most max slots, renews the same holder, frees on release', async () => {
       const key = `k-${randomUUID()}`;
-      const [a] = replicas;
+      const a = nth(replicas);
       expect(await a.acquire(key, 'run1', 2, 60_000)).to.equal(true);
       expect(await a.acquire(key, 'run2', 2, 60_000)).to.equal(true);
       expect(await a.acquire(key, 'run3', 2, 60_000)).to.equal(false);
@@ -30,7 +31,7 @@ function leasesContract(name: string, open: (now: () => number) => Promise<Lease
 
     it('frees a slot whose holder never released it once its lease expires', async () => {
       const key = `k-${randomUUID()}`;
-      const [a] = replicas;
+      const a = nth(replicas);
       expect(await a.acquire(key, 'dead', 1, 5_000)).to.equal(true);
       expect(await a.acquire(key, 'next', 1, 5_000)).to.equal(false);
       t += 5_001;
@@ -39,7 +40,7 @@ function leasesContract(name: string, open: (now: () => number) => Promise<Lease
 
     it('lets exactly max of many concurrent holders in, across replicas', async () => {
       const key = `k-${randomUUID()}`;
-      const attempts = Array.from({ length: 30 }, (_, i) => replicas[i % replicas.length].acquire(key, `run${i}`, 3, 60_000));
+      const attempts = Array.from({ length: 30 }, (_, i) => replicas[i % replicas.length]!.acquire(key, `run${i}`, 3, 60_000));
       const granted = (await Promise.all(attempts)).filter(Boolean).length;
       expect(granted).to.equal(3);
     });

@@ -71,10 +71,10 @@ describe('PostgreSQL logs read model shared by several replicas', function () {
         }),
       );
       for (let i = 0; i < executions.length; i++) expect(fresh.filter((flags) => flags[i]), `run-${i}`).to.have.length(1);
-      expect(await replicas[0].size()).to.deep.equal({ log: 120, failures: 0 }); // 4 jobs x 30
-      const newest = await replicas[1].query({ accountId: 1n, jobId: 1n, limit: 1000 });
+      expect(await replicas[0]!.size()).to.deep.equal({ log: 120, failures: 0 }); // 4 jobs x 30
+      const newest = await replicas[1]!.query({ accountId: 1n, jobId: 1n, limit: 1000 });
       expect(newest.map((e) => e.execution.runId)).to.deep.equal(Array.from({ length: 30 }, (_, k) => `run-${196 - 4 * k}`));
-      expect(new Set((await replicas[2].query({ accountId: 1n, limit: 1000 })).map((e) => e.id)).size).to.equal(120);
+      expect(new Set((await replicas[2]!.query({ accountId: 1n, limit: 1000 })).map((e) => e.id)).size).to.equal(120);
     } finally {
       await Promise.all(replicas.map((v) => v.close()));
     }

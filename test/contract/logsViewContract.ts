@@ -10,6 +10,7 @@ import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/even
 import type { LogsQuery, LogsView, LogsViewOptions } from '../../services/logs/logsView.ts';
 import { T0, execution, failure } from '../unit/logs/executions.ts';
 import { LogsModel } from '../unit/logs/logsModel.ts';
+import { nth } from '../support/nth.ts';
 
 const DAY = 86_400n;
 const runIds = async (view: LogsView, q: Partial<LogsQuery> = {}) =>
@@ -67,13 +68,13 @@ export function logsViewContract(name: string, fixture: () => LogsViewFixture) {
         const got = new Map((await view.query({ accountId: 1n })).map((x) => [x.execution.runId, x.execution]));
         expect(equals(ExecutionSchema, got.get('all')!, e)).to.equal(true);
         expect(got.get('bare')!.payload).to.equal(undefined);
-        expect(equals(ExecutionSchema, (await view.query({ accountId: 1n, failuresOnly: true }))[0].execution, e)).to.equal(true);
+        expect(equals(ExecutionSchema, (await view.query({ accountId: 1n, failuresOnly: true }))[0]!.execution, e)).to.equal(true);
       });
 
       it('keeps the bytes it is given: fields this version does not know read back', async () => {
         const sent = new Uint8Array([...(await import('@bufbuild/protobuf')).toBinary(ExecutionSchema, execution({ runId: 'newer' })), 0x98, 0x06, 0x07]);
         await view.recordMany([{ execution: execution({ runId: 'newer' }), data: sent }]);
-        const [stored] = await view.query({ accountId: 1n });
+        const stored = nth(await view.query({ accountId: 1n }));
         expect(stored.execution.$unknown?.map((u) => [u.no, [...u.data]])).to.deep.equal([[99, [0x07]]]);
       });
 

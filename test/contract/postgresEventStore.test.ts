@@ -50,7 +50,7 @@ describe('PostgreSQL event store shared by several processes', function () {
     } finally {
       await slow.end();
     }
-    await waitFor(() => received.length === 3, `both appends (have ${received.map((e) => e.type)})`);
+    await waitFor(() => received.length === 3, `both appends (have ${received.map((e) => e.type).join(",")})`);
     expect(received.map((e) => e.type)).to.deep.equal(['Warmup', 'Slow', 'Fast']);
     expect(received.map((e) => e.position)).to.deep.equal([1n, 2n, 3n]);
   });

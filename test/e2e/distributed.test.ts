@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
+import { capture } from '../support/capture.ts';
 import { makeTestPki, tlsEnv } from '../support/certs.ts';
-import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { nth } from '../support/nth.ts';
+import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { startTarget, waitFor } from '../support/target.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -15,7 +17,7 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-dist-'));
   const pki = makeTestPki();
   const procs: ServiceProcess[] = [];
-  let env: Record<string, string>;
+  let env: DistributedEnv;
   let api: ReturnType<typeof apiClient>;
 
   before(async () => {
@@ -24,7 +26,7 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'dist'], env);
     expect(created.code, created.stderr).to.equal(0);
-    const token = /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1];
+    const token = capture(/token: ([A-Za-z0-9]{32})/, created.stdout);
     api = apiClient(`http://127.0.0.1:${env.PORT}`, token);
   });
 
@@ -54,7 +56,7 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-dist-pg-'));
   const schema = schemaName('tock_e2e');
   const procs = new Map<string, ServiceProcess>();
-  const envs: Record<string, string>[] = [];
+  const envs: DistributedEnv[] = [];
   let target: Awaited<ReturnType<typeof startTarget>>;
   let apis: ReturnType<typeof apiClient>[];
 
@@ -71,9 +73,9 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
     await Promise.all(envs.flatMap((env, n) => [start(`jobs-${n}`, env, /jobs service listening/), start(`logs-${n}`, env, /logs service listening/)]));
     await Promise.all(envs.flatMap((env, n) => [start(`planner-${n}`, env, /planner service listening/), start(`executor-${n}`, env, /executor consuming due runs/)]));
     await Promise.all(envs.map((env, n) => start(`gateway-${n}`, env, /gateway listening/)));
-    const created = await runCli(['account', 'create', '--name', 'dist-pg'], envs[0]);
+    const created = await runCli(['account', 'create', '--name', 'dist-pg'], nth(envs));
     expect(created.code, created.stderr).to.equal(0);
-    const token = /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1];
+    const token = capture(/token: ([A-Za-z0-9]{32})/, created.stdout);
     apis = envs.map((env) => apiClient(`http://127.0.0.1:${env.PORT}`, token));
   });
 
@@ -91,15 +93,15 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
   });
 
   it('serves a job written through one replica from the other, runs each occurrence once, and logs it on both', async () => {
-    const added: any = await ok(apis[0].call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));
-    const seen = await waitFor(() => ok(apis[1].call('cron_get', { id: added.id })).catch(() => undefined), 10_000, 'the job on the other replica');
+    const added: any = await ok(apis[0]!.call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));
+    const seen = await waitFor(() => ok(apis[1]!.call('cron_get', { id: added.id })).catch(() => undefined), 10_000, 'the job on the other replica');
     const { nextRun: _a, ...written } = added;
-    const { nextRun: _b, ...read } = seen as any; // every second: nextRun moved on meanwhile
+    const { nextRun: _b, ...read } = seen; // every second: nextRun moved on meanwhile
     expect(read).to.deep.equal(written);
     const first = Math.ceil(Date.now() / 1000) + 2;
     const last = first + 5;
     await new Promise((r) => setTimeout(r, (last + 2) * 1000 - Date.now()));
-    await ok(apis[1].call('cron_disable', { id: added.id }));
+    await ok(apis[1]!.call('cron_disable', { id: added.id }));
     const runs = target.received.map((r) => String(r.headers['x-tock-run-id'])).filter((id) => {
       const at = Number(id.split(':')[1]) / 1000;
       return at >= first && at <= last;
@@ -117,9 +119,9 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
   });
 
   it('keeps jobs when a jobs replica is killed and restarted (rebuilt from PostgreSQL)', async () => {
-    const added: any = await ok(apis[1].call('cron_add', { url: `${target.url}/k`, expression: '@daily' }));
+    const added: any = await ok(apis[1]!.call('cron_add', { url: `${target.url}/k`, expression: '@daily' }));
     await procs.get('jobs-0')!.kill('SIGKILL');
-    await start('jobs-0', envs[0], /jobs service listening/);
-    expect(await ok(apis[0].call('cron_get', { id: added.id }))).to.deep.equal(added);
+    await start('jobs-0', nth(envs), /jobs service listening/);
+    expect(await ok(apis[0]!.call('cron_get', { id: added.id }))).to.deep.equal(added);
   });
 });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { startTarget, waitFor } from '../support/target.ts';
+import { nth } from '../support/nth.ts';
 
 describe('running jobs end to end (embedded mode, real HTTP targets)', function () {
   this.timeout(30_000);
@@ -10,7 +11,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
   const failing = new Set<string>();
 
   before(async () => {
-    target = await startTarget((req) => (failing.has(req.url.split('?')[0]) ? { status: 500, body: 'broken' } : { body: `hello from ${req.url}` }));
+    target = await startTarget((req) => (failing.has(req.url.split('?', 1)[0]!) ? { status: 500, body: 'broken' } : { body: `hello from ${req.url}` }));
     system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
   });
   after(async () => {
@@ -23,7 +24,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));
     await waitFor(() => hits('/every-second').length >= 3, 8000, '3 runs');
     await ok(system.api.call('cron_disable', { id: job.id }));
-    const first = hits('/every-second')[0];
+    const first = nth(hits('/every-second'));
     expect(first.headers['x-tock-job-id']).to.equal(String(job.id));
     const scheduled = Number(first.headers['x-tock-scheduled-time']);
     expect(first.headers['x-tock-run-id']).to.equal(`${job.id}:${scheduled * 1000}`);
@@ -58,7 +59,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/manual?x=1`, expression: 'manual', httpMethod: 'POST' }));
     const at = await ok<number>(system.api.call('cron_run', { id: job.id, payload: '{"ts":"__timestamp__"}' }));
     expect(at).to.be.within(Math.floor(Date.now() / 1000) - 2, Math.floor(Date.now() / 1000) + 2);
-    const [req] = await waitFor(() => hits('/manual').length === 1 && hits('/manual'));
+    const req = nth(await waitFor(() => hits('/manual').length === 1 && hits('/manual')));
     expect(req.method).to.equal('POST');
     expect(req.headers['content-type']).to.equal('application/json');
     expect(JSON.parse(req.body).ts).to.match(/^\d{10}$/);
@@ -96,7 +97,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     expect(await ok(system.api.call('cron_next', { id: job.id }))).to.deep.equal([when]);
     await waitFor(async () => (await ok<any>(system.api.call('cron_get', { id: job.id }))).status === 6, 10_000, 'status 6');
     expect(hits('/once')).to.have.length(1);
-    expect(Number(hits('/once')[0].headers['x-tock-scheduled-time'])).to.equal(when);
+    expect(Number(hits('/once')[0]!.headers['x-tock-scheduled-time'])).to.equal(when);
   });
 
   it('skips a run when `instances` runs of the job are still going, and records the skip', async () => {

@@ -9,7 +9,7 @@ import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { randomToken, type GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { makeTestPki, tlsEnv, type TestPki } from '../support/certs.ts';
-import { credentialsOf, distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { credentialsOf, distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -32,7 +32,7 @@ const refused = (error: AppError | null) => {
 };
 
 /** One cheap call per service: account 0 / job 0 never exist, so past the door the service answers with its own refusal or an empty list. */
-function probes(env: Record<string, string>, credentials: GrpcCredentials) {
+function probes(env: DistributedEnv, credentials: GrpcCredentials) {
   const options = { deadlineMs: 5_000 };
   const jobs = createClient(JobsService, env.JOBS_ADDR, credentials, options);
   const planner = createClient(PlannerService, env.PLANNER_ADDR, credentials, options);
@@ -57,7 +57,7 @@ describe('gRPC between services: every door needs its credential (distributed pr
   });
 
   describe('shared tokens (TLS terminated elsewhere)', () => {
-    let env: Record<string, string>;
+    let env: DistributedEnv;
     before(async () => {
       env = await distributedEnv(join(dataDir, 'token'), { NATS_URL });
       procs.push(...(await Promise.all([
@@ -158,7 +158,7 @@ describe('gRPC between services: every door needs its credential (distributed pr
   describe('mutual TLS (certificates from files)', () => {
     let pki: TestPki;
     let rogue: TestPki;
-    let env: Record<string, string>;
+    let env: DistributedEnv;
     const tlsOf = (p: TestPki, token?: string): GrpcCredentials => ({
       token,
       tls: { ca: readFileSync(p.ca), cert: readFileSync(p.cert), key: readFileSync(p.key), serverName: 'localhost' },

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { inboxOf } from '../../shared/bus/natsAuth.ts';
 import { apiClient, ok } from '../support/api.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
+import { capture } from '../support/capture.ts';
 import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
 import { startTarget, waitFor } from '../support/target.ts';
 
@@ -22,7 +23,7 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
   const conns: NatsConnection[] = [];
   let target: Awaited<ReturnType<typeof startTarget>>;
 
-  const as = async (user: NatsUser, inboxPrefix = user === 'subscriber' ? undefined : inboxOf(user as 'planner')) => {
+  const as = async (user: NatsUser, inboxPrefix = user === 'subscriber' ? undefined : inboxOf(user)) => {
     const nc = await connect({ servers: nats.url, user, pass: nats.passwords[user], inboxPrefix, timeout: 5_000 });
     conns.push(nc);
     return nc;
@@ -56,7 +57,7 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'nats-users'], env);
     expect(created.code, created.stderr).to.equal(0);
-    const api = apiClient(`http://127.0.0.1:${env.PORT}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
+    const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
     const job = await ok<any>(api.call('cron_add', { url: `${target.url}/users`, expression: '* * * * * *', instances: 1 }));
     await waitFor(() => target.received.length >= 2, 30_000, 'the job to be called');
     const logs = await waitFor(async () => {

@@ -3,6 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { startTarget, waitFor, type Received } from '../support/target.ts';
+import { nth } from '../support/nth.ts';
+import { capture } from '../support/capture.ts';
 
 /**
  * What a receiver does, written here from the README's description and not with Tock's code:
@@ -52,13 +54,13 @@ describe('signed job requests end to end (embedded mode, real HTTP target)', fun
         httpHeaders: 'X-Tock-Signature: forged',
       }),
     );
-    const [req] = await waitFor(() => hits('/signed').length >= 1 && hits('/signed'), 8000, 'a signed run');
+    const req = nth(await waitFor(() => hits('/signed').length >= 1 && hits('/signed'), 8000, 'a signed run'));
     await ok(system.api.call('cron_disable', { id: job.id }));
     const url = `${target.url}${req.url}`;
     expect(req.headers['x-tock-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(verify(req, url, second.secret), 'the new secret').to.equal(true);
     expect(verify(req, url, first.secret), 'the previous secret, in its grace period').to.equal(true);
-    expect(Math.abs(Number(/t=(\d+)/.exec(String(req.headers['x-tock-signature']))![1]) - req.at / 1000), 't is the sending instant').to.be.below(2);
+    expect(Math.abs(Number(capture(/t=(\d+)/, String(req.headers['x-tock-signature']))) - req.at / 1000), 't is the sending instant').to.be.below(2);
 
     expect(verify({ ...req, body: '{"hello":"world"}' }, url, second.secret), 'a tampered body').to.equal(false);
     expect(verify(req, `${target.url}/signed?x=2`, second.secret), 'another URL').to.equal(false);

@@ -62,12 +62,12 @@ describe('the start command (embedded mode as a real process)', function () {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const output: string[] = [];
-      child.stdout!.on('data', (chunk) => {
+      child.stdout.on('data', (chunk) => {
         output.push(String(chunk));
         const port = /Tock is running: http:\/\/[^:]+:(\d+)/.exec(output.join(''))?.[1];
         if (port) resolve({ child, port: Number(port), output });
       });
-      child.stderr!.on('data', (chunk) => output.push(String(chunk)));
+      child.stderr.on('data', (chunk) => output.push(String(chunk)));
       child.on('exit', (code) => reject(new Error(`exited with ${code}: ${output.join('')}`)));
     });
 
@@ -97,7 +97,7 @@ describe('the start command (embedded mode as a real process)', function () {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr!.on('data', (c) => (stderr += c));
+    child.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise((r) => child.on('exit', r));
     expect(code).to.equal(1);
     expect(stderr.trim().split('\n')).to.have.length(2);

@@ -5,16 +5,17 @@ import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
-import { distributedEnv, freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
+import { capture } from '../support/capture.ts';
 
 const JOBS = 200;
 const SECONDS = Number(process.env.TOCK_FAULT_SECONDS ?? 30);
 // sqlite (default): one file shared by the processes of this machine. postgres: the event store and
 // the logs read model in PostgreSQL, with a second replica of jobs, logs and gateway from the start.
 const STORE = process.env.TOCK_FAULT_STORE === 'postgres' ? 'postgres' : 'sqlite';
-const READY: Record<string, RegExp> = {
+const READY: Partial<Record<string, RegExp>> = {
   jobs: /jobs service listening/,
   planner: /planner service listening/,
   executor: /executor consuming due runs/,
@@ -29,14 +30,17 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
   /** The second replica's own ports (postgres only): its gateway talks to its own jobs and logs. */
   let replica2: Record<string, string> = {};
   const running = new Map<string, ServiceProcess>();
-  let env: Record<string, string>;
+  let env: DistributedEnv;
+  let planner2Port: string;
   // A nats-server of its own with deploy/k8s/base/nats.conf: no stream of another test leaks in, and every service runs with only its own rights.
   let nats: Awaited<ReturnType<typeof startNatsWithUsers>>;
 
   const start = async (key: string, extra: Record<string, string> = {}) => {
     const name = key.replace(/-\d+$/, '');
+    const ready = READY[name];
+    if (!ready) throw new Error(`no readiness line known for ${name}`);
     const user = name === 'gateway' ? {} : nats.envOf(name as NatsUser);
-    running.set(key, await startService(name, { ...env, ...user, TOCK_SERVER_NAME: key, ...extra }, READY[name], 120_000));
+    running.set(key, await startService(name, { ...env, ...user, TOCK_SERVER_NAME: key, ...extra }, ready, 120_000));
   };
   const crash = async (key: string) => {
     await running.get(key)!.kill('SIGKILL');
@@ -47,7 +51,8 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
     if (STORE === 'postgres') await requirePostgres.call(this);
     nats = await startNatsWithUsers();
     const store: Record<string, string> = STORE === 'postgres' ? { EVENTSTORE_URL: urlWithSchema(schema) } : {};
-    env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: String(await freePort()), ...store });
+    planner2Port = String(await freePort());
+    env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info', PLANNER2_PORT: planner2Port, ...store });
     const keys = ['jobs', 'logs', 'executor-1', 'executor-2'];
     if (STORE === 'postgres') {
       const other = await distributedEnv(join(dataDir, 'replica-2'));
@@ -75,7 +80,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
     try {
       const created = await runCli(['account', 'create', '--name', 'fault'], env);
       expect(created.code, created.stderr).to.equal(0);
-      const api = apiClient(`http://127.0.0.1:${env.PORT}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
+      const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
       const jobs = await ok<any[]>(
         api.call('cron_batch_add', { data: Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/j/${i}`, expression: '* * * * * *' })) }),
       );
@@ -89,7 +94,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
         [at(0.45), async () => { await crash('logs'); await start('logs'); }],
         [at(0.6), async () => { await crash('jobs'); await start('jobs'); }],
         // From here on two planner replicas run at once.
-        [at(0.7), () => start('planner-2', { PLANNER_GRPC_PORT: env.PLANNER2_PORT })],
+        [at(0.7), () => start('planner-2', { PLANNER_GRPC_PORT: planner2Port })],
         [at(0.8), async () => { executorDeaths.push(Date.now()); await crash('executor-2'); await start('executor-2'); }],
       ];
       const timeline: string[] = [];

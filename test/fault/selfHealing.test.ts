@@ -6,14 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { grpcHealthClient, httpReady, watchProbes } from '../support/health.ts';
-import { distributedEnv, freePort, runCli, startService, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
+import { capture } from '../support/capture.ts';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const JOBS = 20;
 const OUTAGE_MS = 20_000;
-const READY: Record<string, RegExp> = {
+const READY: Partial<Record<string, RegExp>> = {
   jobs: /jobs service listening/,
   planner: /planner service listening/,
   executor: /executor consuming due runs/,
@@ -55,7 +56,7 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
   const natsDir = mkdtempSync(join(tmpdir(), 'tock-heal-nats-'));
   const running = new Map<string, ServiceProcess>();
   let nats: ReturnType<typeof natsServer>;
-  let env: Record<string, string>;
+  let env: DistributedEnv;
   let opsPort: number;
 
   before(async function () {
@@ -64,8 +65,11 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
     await nats.start();
     opsPort = await freePort();
     env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info' });
-    const start = async (name: string, extra: Record<string, string> = {}) =>
-      running.set(name, await startService(name, { ...env, ...extra }, READY[name], 60_000));
+    const start = async (name: string, extra: Record<string, string> = {}) => {
+      const ready = READY[name];
+      if (!ready) throw new Error(`no readiness line known for ${name}`);
+      running.set(name, await startService(name, { ...env, ...extra }, ready, 60_000));
+    };
     await Promise.all([start('jobs'), start('logs'), start('executor', { OPS_PORT: String(opsPort) })]);
     await start('planner');
     await start('gateway');
@@ -98,7 +102,7 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
     try {
       const created = await runCli(['account', 'create', '--name', 'heal'], env);
       expect(created.code, created.stderr).to.equal(0);
-      const api = apiClient(`http://127.0.0.1:${env.PORT}`, /token: ([A-Za-z0-9]{32})/.exec(created.stdout)![1]);
+      const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
       await ok(api.call('cron_batch_add', { data: Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/j/${i}`, expression: '* * * * * *' })) }));
       const first = Math.ceil(Date.now() / 1000) + 2;
       const allReady = () =>

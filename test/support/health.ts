@@ -38,7 +38,8 @@ export function watchProbes(probes: Record<string, () => Promise<boolean>>, ever
     while (!stopped) {
       const ready = await probe();
       const h = history[name];
-      if (h.length === 0 || h[h.length - 1].ready !== ready) h.push({ at: Date.now(), ready });
+      if (!h) throw new Error(`no history for probe ${name}`);
+      if (h.at(-1)?.ready !== ready) h.push({ at: Date.now(), ready });
       await new Promise((r) => setTimeout(r, everyMs));
     }
   });
@@ -47,9 +48,10 @@ export function watchProbes(probes: Record<string, () => Promise<boolean>>, ever
     /** Whether `name` was unready at some point in [from, to] and ready at `to`'s last look. */
     wentDownAndUp(name: string, from: number, to: number) {
       const h = history[name];
+      if (!h) throw new Error(`no health probe named ${name}`);
       const stateAt = (t: number) => [...h].reverse().find((e) => e.at <= t)?.ready ?? false;
       const down = h.some((e) => !e.ready && e.at >= from && e.at <= to) || !stateAt(from);
-      return down && h.length > 0 && h[h.length - 1].ready;
+      return down && (h.at(-1)?.ready ?? false);
     },
     async stop() {
       stopped = true;

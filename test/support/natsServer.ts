@@ -38,7 +38,7 @@ export async function startNatsWithUsers() {
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 15_000);
     const onData = (c: Buffer) => {
-      log += c;
+      log += String(c);
       if (/Server is ready/.test(log)) {
         clearTimeout(timer);
         resolve();

@@ -58,8 +58,8 @@ export function startService(name: string, env: Record<string, string>, ready: R
         resolve(proc);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${name} exited with ${code} before it was ready:\n${output.join('')}`));
@@ -73,20 +73,24 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     const child = spawn(process.execPath, ['bin/tock.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
     child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
 
 /** A fixed key for job secrets in tests (32 bytes, base64); never a deployment's. */
 export const TEST_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+/** The settings distributedEnv always sets (tests read them back), and whatever else a test adds. */
+export type DistributedEnv = Record<string, string> &
+  Record<'DATA_DIR' | 'JOBS_GRPC_PORT' | 'PLANNER_GRPC_PORT' | 'LOGS_GRPC_PORT' | 'JOBS_ADDR' | 'PLANNER_ADDR' | 'LOGS_ADDR' | 'PORT', string> &
+  Record<'TOCK_GRPC_TOKEN' | 'TOCK_ADMIN_TOKEN' | 'ADMIN_GRPC_PORT' | 'ADMIN_ADDR', string>;
 
 /**
  * The environment of a distributed deployment on loopback: free ports, each service findable by
  * the others, gRPC authenticated by fresh service and admin tokens (as a deployment must be).
  */
-export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function distributedEnv(dataDir: string, extra: Record<string, string> = {}): Promise<DistributedEnv> {
   const [jobsPort, plannerPort, logsPort, httpPort, adminPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   return {
     TOCK_GRPC_TOKEN: randomToken(),

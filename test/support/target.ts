@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
@@ -12,7 +12,9 @@ export interface Received {
 /** A real HTTP target on loopback that records every request; `respond` decides the answer. */
 export async function startTarget(respond: (req: Received) => { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> } = () => ({})) {
   const received: Received[] = [];
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => void reply(req, res));
+  // Hoisted below: a test target that fails to answer shows up as the test's own timeout.
+  async function reply(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk);
     const entry = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString(), at: Date.now() };
@@ -22,7 +24,7 @@ export async function startTarget(respond: (req: Received) => { status?: number;
     if (res.destroyed) return;
     res.writeHead(answer.status ?? 200, { 'content-type': 'text/plain', ...answer.headers });
     res.end(answer.body ?? 'ok');
-  });
+  }
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -43,7 +45,7 @@ export async function waitFor<T>(check: () => T | Falsy | Promise<T | Falsy>, ti
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value as T;
+    if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -13,7 +13,7 @@ export async function startTargetProcess() {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/targetServer.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    child.stdout!.on('data', (c) => {
+    child.stdout.on('data', (c) => {
       out += c;
       const m = /listening (\d+)/.exec(out);
       if (m) resolve(Number(m[1]));

@@ -6,7 +6,7 @@ import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient, type ServiceClient } from '../../shared/grpc/bridge.ts';
 import { apiClient, type ApiClient } from './api.ts';
 import { startTestSystem, TEST_TOKEN } from './embedded.ts';
-import { credentialsOf, distributedEnv, startService, type ServiceProcess } from './processes.ts';
+import { credentialsOf, distributedEnv, startService, type DistributedEnv, type ServiceProcess } from './processes.ts';
 
 export type JobsClient = ServiceClient<(typeof JobsService)['method']>;
 export type AdminClient = ServiceClient<(typeof AdminService)['method']>;
@@ -53,7 +53,7 @@ export async function embeddedTarget(env: Record<string, string> = {}): Promise<
  * data dir. No NATS: the API needs none, and a durable consumer on the shared server could hand
  * this jobs service another test's execution outcomes for job ids that exist here too.
  */
-export async function distributedTarget(): Promise<ApiTarget & { env: Record<string, string>; procs: ServiceProcess[] }> {
+export async function distributedTarget(): Promise<ApiTarget & { env: DistributedEnv; procs: ServiceProcess[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-api-dist-'));
   const env = await distributedEnv(dataDir, { NATS_URL: '' });
   const procs: ServiceProcess[] = [];

@@ -15,7 +15,7 @@ import { LIVENESS } from '../../shared/grpc/health.ts';
  */
 
 // Manifests are loose JSON-like trees; a narrow type per kind would add nothing here.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 type Obj = Record<string, any>;
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -153,7 +153,7 @@ const named_ = (x: unknown): x is Obj => !!x && typeof x === 'object' && typeof 
 function mergeList(target: unknown[], patch: unknown[]): unknown[] {
   if (!patch.every(named_) || !target.every(named_)) return patch;
   const out = [...target] as Obj[];
-  for (const item of patch as Obj[]) {
+  for (const item of patch) {
     const i = out.findIndex((t) => t.name === item.name);
     if (item.$patch === 'delete') {
       if (i >= 0) out.splice(i, 1);

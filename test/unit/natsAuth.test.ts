@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { natsAuth } from '../../shared/bus/natsAuth.ts';
-import { ConfigError, loadConfig } from '../../shared/config.ts';
+import { type ConfigError, loadConfig } from '../../shared/config.ts';
 
 describe('NATS credentials from the configuration', () => {
   it('user and password (inline or from a file), each service on its own inbox prefix', () => {

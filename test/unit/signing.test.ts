@@ -13,7 +13,7 @@ function verifies(header: string, secret: string, method: string, url: string, b
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
   if (!Number.isInteger(t) || nowS - t > 300) return false;
   const expected = createHmac('sha256', secret).update(`${t}.${method}.${url}.${body}`).digest();
-  return parts.some(([k, v]) => k === 'v1' && Buffer.from(v, 'hex').length === 32 && timingSafeEqual(Buffer.from(v, 'hex'), expected));
+  return parts.some(([k, v]) => k === 'v1' && v !== undefined && Buffer.from(v, 'hex').length === 32 && timingSafeEqual(Buffer.from(v, 'hex'), expected));
 }
 
 const T0 = Date.UTC(2030, 0, 1);

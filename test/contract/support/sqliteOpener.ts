@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
 
 const [file] = process.argv.slice(2);
+if (!file) throw new Error('usage: sqliteOpener.ts <database file>');
 process.stdout.write('ready\n');
 const lines = createInterface({ input: process.stdin });
 await new Promise((resolve) => lines.once('line', resolve));

@@ -14,7 +14,13 @@ import { WrongExpectedRevisionError } from '../../../shared/eventStore/eventStor
 import { openPostgresEventStore } from '../../../shared/eventStore/postgresEventStore.ts';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
 
-const [target, worker, countArg, raceStream, roundsArg] = process.argv.slice(2);
+const USAGE = ['store', 'worker', 'count', 'race stream', 'rounds'];
+const arg = (i: number): string => {
+  const value = process.argv[2 + i];
+  if (value === undefined) throw new Error(`usage: storeAppender.ts <${USAGE.join('> <')}>: missing <${USAGE[i]}>`);
+  return value;
+};
+const [target, worker, countArg, raceStream, roundsArg] = [arg(0), arg(1), arg(2), arg(3), arg(4)];
 const count = Number(countArg);
 const rounds = Number(roundsArg);
 const store = target.startsWith('postgres://') ? openPostgresEventStore(target) : openSqliteEventStore(target);

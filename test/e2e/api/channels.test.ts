@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto';
 import { fails, ok, type ApiClient } from '../../support/api.ts';
 import { embeddedTarget, storeMark } from '../../support/targets.ts';
 import { eventually, startReceiver } from '../../integration/notifier/harness.ts';
+import { nth } from '../../support/nth.ts';
 
 /** The channel functions through the gateway (embedded mode: real gRPC to the notifier), and a failure notified end to end. */
 describe('notification channels API (embedded mode)', function () {
@@ -13,7 +14,7 @@ describe('notification channels API (embedded mode)', function () {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   before(async () => {
-    receiver = await startReceiver((n) => ({ status: receiverFailing ? 500 : 200 }));
+    receiver = await startReceiver(() => ({ status: receiverFailing ? 500 : 200 }));
     target = await embeddedTarget({ TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_NOTIFY_WINDOW_MS: '0', TOCK_PUBLIC_URL: 'https://tock.example.com' });
     alice = await target.newAccount({ name: 'alice' });
     bob = await target.newAccount({ name: 'bob' });
@@ -75,7 +76,7 @@ describe('notification channels API (embedded mode)', function () {
     const hook = await ok(alice.call('channel_add', { type: 'webhook', url: `${receiver.url}/test-hook` }));
     const before = receiver.received.length;
     expect(await ok(alice.call('channel_test', { id: hook.id }))).to.deep.equal({ delivered: true, error: '' });
-    const request = receiver.received[before];
+    const request = nth(receiver.received, before);
     expect(request.url).to.equal('/test-hook');
     const [t, v1] = String(request.headers['x-tock-signature']).split(',').map((p) => p.split('=')[1]);
     expect(v1).to.equal(createHmac('sha256', hook.secret).update(`${t}.${request.body}`).digest('hex'));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { apiClient, fails, ok } from '../../support/api.ts';
 import { runCli } from '../../support/processes.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
+import { capture } from '../../support/capture.ts';
 
 /**
  * The operator CLI (`npx tock account ...`) as its own process on the SQLite file of a running
@@ -32,8 +33,8 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
   it('creates an account and prints its token once; the server accepts it at once', async () => {
     const created = await cli('account', 'create', '--name', 'cli made', '--timezone', 'Europe/Oslo', '--limit', '10');
     expect(created.code, created.stderr).to.equal(0);
-    [, id] = /account (\d+) \(cli made\) created/.exec(created.stdout)!;
-    [, token] = /token: ([A-Za-z0-9]{32})/.exec(created.stdout)!;
+    id = capture(/account (\d+) \(cli made\) created/, created.stdout);
+    token = capture(/token: ([A-Za-z0-9]{32})/, created.stdout);
     expect(created.stdout).to.match(/^signing secret: whsec_[A-Za-z0-9_-]{43}$/m);
     expect(await ok(apiClient(target.baseUrl, token).call('account_get'))).to.deep.equal({
       id: Number(id),
@@ -74,7 +75,7 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     const job = await ok(api.call('cron_add', { url: 'https://example.com/cli', expression: 'manual' }));
     const rotated = await cli('account', 'rotate', id);
     expect(rotated.code, rotated.stderr).to.equal(0);
-    const [, fresh] = /new token: ([A-Za-z0-9]{32})/.exec(rotated.stdout)!;
+    const fresh = capture(/new token: ([A-Za-z0-9]{32})/, rotated.stdout);
     expect(fresh).not.to.equal(token);
     await fails(api.call('cron_get', { id: job.id }), 11, 401);
     const renewed = apiClient(target.baseUrl, fresh);
@@ -87,7 +88,7 @@ describe('operator CLI: accounts, against a running system (embedded mode)', fun
     expect(rotated.code, rotated.stderr).to.equal(0);
     expect(rotated.stdout).to.match(new RegExp(`^account ${id}: new signing secret: whsec_[A-Za-z0-9_-]{43}\n`));
     // The account was created with a secret (printed by create), which now has 24 hours left.
-    const [, until] = /the previous one also signs until (\S+)/.exec(rotated.stdout)!;
+    const until = capture(/the previous one also signs until (\S+)/, rotated.stdout);
     expect(Date.parse(until) - Date.now()).to.be.within(24 * 3600_000 - 120_000, 24 * 3600_000);
     const listed = await cli('account', 'list');
     expect(listed.stdout).not.to.contain('whsec_');

@@ -3,6 +3,7 @@ import { ok } from '../../support/api.ts';
 import { runCli } from '../../support/processes.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
 import { startReceiver } from '../../integration/notifier/harness.ts';
+import { capture } from '../../support/capture.ts';
 
 /** `tock channels ...` as its own process on the SQLite file of a running embedded system. */
 describe('operator CLI: notification channels, against a running system (embedded mode)', function () {
@@ -25,7 +26,7 @@ describe('operator CLI: notification channels, against a running system (embedde
   it('adds a webhook (secret printed once), lists it masked, tests, disables and deletes it; the API sees each change', async () => {
     const added = await runCli(['channels', 'add', '--account', '1', '--type', 'webhook', '--name', 'ops', '--url', `${receiver.url}/cli-hook`], env);
     expect(added.code, added.stderr).to.equal(0);
-    const [, id] = /channel (\d+) \(webhook, ops\) added/.exec(added.stdout)!;
+    const id = capture(/channel (\d+) \(webhook, ops\) added/, added.stdout);
     expect(added.stdout).to.match(/signing secret: [A-Za-z0-9_-]{43} \(shown only now\)/);
     const listed = await runCli(['channels', 'list', '--account', '1'], env);
     expect(listed.code, listed.stderr).to.equal(0);

@@ -103,7 +103,7 @@ inBothModes('cron_delete, the batch functions and the audit history with valid i
         expect(e.metadata, e.type).to.deep.equal({ accountId });
         expect(e.data.at, e.type).to.be.within(job.createdAt * 1000, Date.now());
       }
-      expect(stored[1].data.changes).to.deep.equal({ name: 'first', password: 'other' });
+      expect(stored[1]!.data.changes).to.deep.equal({ name: 'first', password: 'other' });
       const page2 = await ok<any[]>(api.call('cron_history', { id: job.id, page: 2, limit: 4 }));
       expect(page2.map((h) => h.revision)).to.deep.equal([1, 0]);
       expect(await ok(api.call('cron_history', { id: job.id, page: 3, limit: 4 }))).to.deep.equal([]);

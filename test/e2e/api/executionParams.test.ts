@@ -57,7 +57,7 @@ describe('execution functions: parameters and error answers (embedded mode)', fu
       expect(after).to.include({ expression: 'manual', status: 0 });
       const runs = streamEvents(target.dataDir, `cronjob-${getJob.id}`).filter((e) => e.type === 'RunRequested');
       expect(runs.map((e) => e.data.payload)).to.deep.equal([null, null, null, 'a=1&ts=__timestamp__']);
-      expect(runs[3].data.runAt).to.equal(later * 1000);
+      expect(runs[3]!.data.runAt).to.equal(later * 1000);
     });
 
     it('time must be a Unix timestamp (3)', async () => {
@@ -97,7 +97,7 @@ describe('execution functions: parameters and error answers (embedded mode)', fu
       const job = await ok(api.call('cron_add', { url: 'http://127.0.0.1:9/r', expression: 'manual', httpMethod: 'PUT', run: t, payload: '{"x":1}' }));
       const events = requested(target.dataDir, job.id);
       expect(events.map((e) => e.type)).to.deep.equal(['JobCreated', 'RunRequested']);
-      expect(events[1].data).to.include({ runAt: t * 1000, payload: '{"x":1}' });
+      expect(events[1]!.data).to.include({ runAt: t * 1000, payload: '{"x":1}' });
       const none = await ok(api.call('cron_add', { url: 'http://127.0.0.1:9/r0', expression: 'manual', run: 0 }));
       expect(requested(target.dataDir, none.id).map((e) => e.type)).to.deep.equal(['JobCreated']);
     });

@@ -77,7 +77,7 @@ const plausibleArb = fc.dictionary(
   fc.constantFrom(...Object.keys(PLAUSIBLE)),
   fc.nat().map((n) => n),
   { maxKeys: 5 },
-).map((picked) => Object.fromEntries(Object.entries(picked).map(([k, n]) => [k, PLAUSIBLE[k][n % PLAUSIBLE[k].length]])));
+).map((picked) => Object.fromEntries(Object.entries(picked).map(([k, n]) => [k, PLAUSIBLE[k]![n % PLAUSIBLE[k]!.length]])));
 
 type Transport = 'json' | 'form' | 'get' | 'post-query' | 'text-json' | 'delete';
 const requestArb = fc.record({
@@ -121,7 +121,7 @@ describe('property: random and hostile parameter sets never break the gateway (e
       fc.asyncProperty(requestArb, fc.nat(), async (req, pick) => {
         const params: Record<string, unknown> = { ...req.params };
         if (req.idFrom !== 'as is') {
-          const pool = ids[req.idFrom as 'own' | 'foreign'];
+          const pool = ids[req.idFrom];
           params.id = pool[pick % pool.length];
         }
         const token = { own: TEST_TOKEN, other: other.token, none: undefined, bad: 'Z'.repeat(32), param: TEST_TOKEN }[req.token];

@@ -89,7 +89,7 @@ inBothModes('transports, encodings, token placements and parameter names', (targ
       form.set('timeout', '43');
       form.set('attachment', new Blob(['ignored']), 'file.txt');
       const response = await fetch(`${target().baseUrl}/api/v1/cron_add`, { method: 'POST', body: form });
-      const body = (await response.json()) as any;
+      const body = (await response.json());
       expect(body.status, JSON.stringify(body)).to.equal('success');
       expect(body.data).to.include({ url: 'https://example.com/multi', timeout: 43 });
     });

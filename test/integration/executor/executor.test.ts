@@ -32,8 +32,8 @@ describe('executor: stopping while runs wait for their instant', function () {
       await waitFor(() => target.received.length > 0, 10_000, 'the run, fired by the next executor');
       await new Promise((r) => setTimeout(r, 300));
       expect(target.received).to.have.length(1);
-      expect(target.received[0].at).to.be.at.least(due);
-      expect(target.received[0].headers['x-tock-run-id']).to.equal(run.runId);
+      expect(target.received[0]!.at).to.be.at.least(due);
+      expect(target.received[0]!.headers['x-tock-run-id']).to.equal(run.runId);
       await second.stop();
     } finally {
       await bus.close();

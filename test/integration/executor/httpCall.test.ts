@@ -182,8 +182,7 @@ describe('httpCall against real local servers', () => {
     };
 
     it('signs each hop at its sending instant over its own method, URL and body (checked by independent HMAC code)', async () => {
-      let s: TestServer;
-      s = await serve(redirector(() => `${s.base}/final?q=1`));
+      const s: TestServer = await serve(redirector(() => `${s.base}/final?q=1`));
       const secret = 'whsec_test';
       const result = await caller.call(spec(`${s.base}/r303`, { method: 'POST', body: 'a=1', signing: [{ secret, validUntil: 0 }, { secret: 'whsec_gone', validUntil: Date.now() - 1 }] }));
       expect(result.httpStatus).to.equal(200);
@@ -200,8 +199,7 @@ describe('httpCall against real local servers', () => {
     });
 
     it('follows 301/302/303/307/308 with the method rules browsers apply', async () => {
-      let s: TestServer;
-      s = await serve(redirector(() => `${s.base}/final`));
+      const s: TestServer = await serve(redirector(() => `${s.base}/final`));
       const cases: Array<[number, string, string, string]> = [
         [301, 'POST', 'GET', ''],
         [302, 'POST', 'GET', ''],
@@ -340,7 +338,10 @@ describe('httpCall against real local servers', () => {
         lookups: () => n,
         resolve: (_host: string, _opts: unknown, cb: (e: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
           n++;
-          Promise.resolve(onLookup(n)).then(() => cb(null, [{ address: '127.0.0.1', family: 4 }]));
+          Promise.resolve(onLookup(n)).then(
+        () => cb(null, [{ address: '127.0.0.1', family: 4 }]),
+        (error: Error) => cb(error, []),
+      );
         },
       };
     };

@@ -83,6 +83,6 @@ describe('executor: connections opened while runs wait for their instant', () =>
     caller = createHttpCaller({ allowNetworks: ['127.0.0.0/8'], warmIdleMs: 100 });
     caller.expect(`${server.url}/gone`, soon())();
     await waitFor(() => server.sockets.length === 1, 2000, 'a warm connection');
-    await waitFor(() => server.sockets[0].destroyed, 2000, 'the warm connection closed');
+    await waitFor(() => server.sockets[0]!.destroyed, 2000, 'the warm connection closed');
   });
 });

@@ -16,6 +16,7 @@ import { createLogger } from '../../../shared/log.ts';
 import { EXECUTIONS_STREAM, ensureTopology, executionSubject, type Outcome } from '../../../shared/topology.ts';
 import { startLogsService, type LogsServiceHandle } from '../../../services/logs/logsService.ts';
 import { T0, execution, failure } from '../../unit/logs/executions.ts';
+import { nth } from '../../support/nth.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const log = createLogger('logs-test', {}, 'silent');
@@ -32,8 +33,11 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 }
 
 const OUTCOME: Record<number, Outcome> = { [ExecutionOutcome.SUCCEEDED]: 'succeeded', [ExecutionOutcome.FAILED]: 'failed', [ExecutionOutcome.SKIPPED]: 'skipped' };
-const publish = (bus: Bus, e: Execution, msgId: string | undefined = e.runId) =>
-  bus.publish(executionSubject(Number(e.accountId), Number(e.jobId), OUTCOME[e.outcome]), toBinary(ExecutionSchema, e), msgId === undefined ? {} : { msgId });
+const publish = (bus: Bus, e: Execution, msgId: string | undefined = e.runId) => {
+  const outcome = OUTCOME[e.outcome];
+  if (!outcome) throw new Error(`test execution ${e.runId} has no outcome`);
+  return bus.publish(executionSubject(Number(e.accountId), Number(e.jobId), outcome), toBinary(ExecutionSchema, e), msgId === undefined ? {} : { msgId });
+};
 
 type Question = { accountId?: bigint; id?: bigint; failuresOnly?: boolean; keyword?: string; page?: number; limit?: number };
 
@@ -107,27 +111,29 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
       published.push(failure({ runId: `${theirJob}:1`, accountId: other, jobId: theirJob }));
       for (const e of published) await publish(harness.bus, e);
       // A republish the stream drops, one it keeps (outside its window: no msgId) that the view drops, and garbage.
-      expect((await publish(harness.bus, published[3])).duplicate).to.equal(true);
-      await publish(harness.bus, published[4], undefined);
+      expect((await publish(harness.bus, nth(published, 3))).duplicate).to.equal(true);
+      await publish(harness.bus, nth(published, 4), undefined);
       await harness.bus.publish(executionSubject(Number(acct), Number(job1), 'failed'), new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f]));
       const last = execution({ runId: `${job1}:last`, accountId: acct, jobId: job1, time: T0 - 1n });
       await publish(harness.bus, last);
 
       await eventually(() => ask({ id: job1 }), (entries) => entries.some((e) => e.execution?.runId === last.runId), 'the last execution to be recorded');
       const before = await answers();
+      // One answer per question: the `!` below index within QUESTIONS.length.
+      expect(before).to.have.length(QUESTIONS.length);
       const [log1, log2, fail1, failAll, timeout, day, page2, theirs, otherAccount] = before;
-      expect(log1.map((e) => e.execution!.runId)).to.deep.equal([...Array.from({ length: 30 }, (_, i) => `${job1}:${29 - i}`), last.runId]);
-      expect(new Set(log1.map((e) => e.id)).size).to.equal(31);
-      expect(log2.map((e) => e.execution!.runId)).to.deep.equal([`${job2}:2`, `${job2}:1`]);
-      expect(fail1.map((e) => e.execution!.runId)).to.deep.equal([25, 20, 15, 10, 5, 0].map((i) => `${job1}:${i}`));
+      expect(log1!.map((e) => e.execution!.runId)).to.deep.equal([...Array.from({ length: 30 }, (_, i) => `${job1}:${29 - i}`), last.runId]);
+      expect(new Set(log1!.map((e) => e.id)).size).to.equal(31);
+      expect(log2!.map((e) => e.execution!.runId)).to.deep.equal([`${job2}:2`, `${job2}:1`]);
+      expect(fail1!.map((e) => e.execution!.runId)).to.deep.equal([25, 20, 15, 10, 5, 0].map((i) => `${job1}:${i}`));
       // job2:1 and job1:0 share their scheduled time: the later arrival comes first.
-      expect(failAll.map((e) => e.execution!.runId)).to.deep.equal([...[25, 20, 15, 10, 5].map((i) => `${job1}:${i}`), `${job2}:1`, `${job1}:0`]);
-      expect(timeout.map((e) => e.execution!.runId)).to.deep.equal([`${job1}:10`]);
-      expect(day.map((e) => e.execution!.runId)).to.deep.equal(Array.from({ length: 14 }, (_, i) => `${job1}:${29 - i}`)); // 16:30 on the 16th to 15:30 on the 17th
-      expect(page2.map((e) => e.execution!.runId)).to.deep.equal(Array.from({ length: 7 }, (_, i) => `${job1}:${22 - i}`));
+      expect(failAll!.map((e) => e.execution!.runId)).to.deep.equal([...[25, 20, 15, 10, 5].map((i) => `${job1}:${i}`), `${job2}:1`, `${job1}:0`]);
+      expect(timeout!.map((e) => e.execution!.runId)).to.deep.equal([`${job1}:10`]);
+      expect(day!.map((e) => e.execution!.runId)).to.deep.equal(Array.from({ length: 14 }, (_, i) => `${job1}:${29 - i}`)); // 16:30 on the 16th to 15:30 on the 17th
+      expect(page2!.map((e) => e.execution!.runId)).to.deep.equal(Array.from({ length: 7 }, (_, i) => `${job1}:${22 - i}`));
       expect(theirs).to.deep.equal([]);
-      expect(otherAccount.map((e) => e.execution!.runId)).to.deep.equal([`${theirJob}:1`]);
-      expect(log1[0].execution).to.deep.equal(published[29]);
+      expect(otherAccount!.map((e) => e.execution!.runId)).to.deep.equal([`${theirJob}:1`]);
+      expect(log1![0]!.execution).to.deep.equal(published[29]);
 
       // A restart on the same file resumes its durable: nothing is recorded twice.
       const firstDurable = service!.durable;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createJob, eventually, execute, settle, startHarness, startReceiver, type Received } from './harness.ts';
+import { nth } from '../../support/nth.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -25,10 +26,12 @@ describe('notifier chat formats (local receivers standing in for Slack, Discord,
     await createJob(h.store, 9, { name: 'price feed', url: 'https://bob:s3cr3t@feeds.example.com/prices' });
     await settle(100);
     await execute(h.bus, 9, true);
-    const [request] = await eventually(async () => {
-      await h.advance(0);
-      return receiver.received.length > 0 && receiver.received;
-    });
+    const request = nth(
+      await eventually(async () => {
+        await h.advance(0);
+        return receiver.received.length > 0 && receiver.received;
+      }),
+    );
     await settle(100);
     expect(receiver.received).to.have.length(1);
     expect(request.method).to.equal('POST');

@@ -167,7 +167,7 @@ export const settle = (ms = 200) => new Promise((r) => setTimeout(r, ms));
 
 /** The Subject header of a raw message: unfolded, RFC 2047 encoded words decoded. */
 export function subjectOf(raw: string): string {
-  const headers = raw.split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+  const headers = raw.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
   const line = headers.split(/\r?\n/).find((l) => /^subject:/i.test(l)) ?? '';
   return line
     .replace(/^subject:\s*/i, '')

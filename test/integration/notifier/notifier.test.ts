@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { NotificationSchema, type Notification } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { T0, createJob, decodeQp, subjectOf, eventually, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
+import { nth } from '../../support/nth.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -37,7 +38,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await settle(200);
     expect(receiver.received).to.have.length(0);
     await h.advance(1_000);
-    const [request] = await eventually(() => receiver.received.length && receiver.received);
+    const request = nth(await eventually(() => receiver.received.length && receiver.received));
     expect(request.method).to.equal('POST');
     expect(request.url).to.equal('/hook');
     expect(request.headers['content-type']).to.equal('application/json');
@@ -55,13 +56,13 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     expect(receiver.received).to.have.length(1);
     const decided = await h.store.readStream('notifications-1');
     expect(decided.map((e) => e.type)).to.deep.equal(['NotificationDecided']);
-    expect(decided[0].data.triggers[0].execution.runId).to.equal(runId);
-    const deliveries = await h.store.readStream(`notification-${decided[0].data.id}`);
+    expect(decided[0]!.data.triggers[0]!.execution.runId).to.equal(runId);
+    const deliveries = await h.store.readStream(`notification-${decided[0]!.data.id}`);
     expect(deliveries.map((e) => e.type)).to.deep.equal(['DeliveryClaimed', 'Delivered']);
     // The notification is also on the bus, for third parties: no channel address or secret in it.
     expect(published.map((p) => p.subject)).to.deep.equal(['tock.notifications.1.failed']);
-    const [{ notification }] = published;
-    expect(notification.id).to.equal(decided[0].data.id);
+    const { notification } = nth(published);
+    expect(notification.id).to.equal(decided[0]!.data.id);
     expect(notification.channelIds).to.deep.equal([BigInt(channel.id)]);
     expect(notification.triggers[0]).to.include({ jobId: 1n, jobName: 'backup', jobUrl: 'https://***:***@example.com/backup', kind: 'failed', runId, httpStatus: 503 });
     expect(JSON.stringify(notification, (_, v) => (typeof v === 'bigint' ? String(v) : v))).to.not.match(/hook|hunter2/);
@@ -77,7 +78,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     for (const id of [1, 2, 3]) await execute(h.bus, id, true);
     await pending(3);
     await h.advance(60_000);
-    const [mail] = await eventually(() => smtp.mails.length && smtp.mails);
+    const mail = nth(await eventually(() => smtp.mails.length && smtp.mails));
     expect(mail.to).to.deep.equal(['ops@example.com']);
     expect(mail.from).to.equal('tock@example.com');
     expect(subjectOf(mail.raw)).to.equal('Tock: 3 cron jobs need attention (3 failed)');
@@ -106,8 +107,8 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
       await h.advance(0);
       return smtp.mails.length;
     });
-    expect(subjectOf(smtp.mails[0].raw)).to.equal('Tock: "invoice run" (#4) was disabled after repeated failures');
-    expect(decodeQp(smtp.mails[0].raw)).to.include('What: 1 consecutive failure reached the failure threshold of 1: the job is disabled');
+    expect(subjectOf(smtp.mails[0]!.raw)).to.equal('Tock: "invoice run" (#4) was disabled after repeated failures');
+    expect(decodeQp(smtp.mails[0]!.raw)).to.include('What: 1 consecutive failure reached the failure threshold of 1: the job is disabled');
     await smtp.close();
   });
 
@@ -128,7 +129,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     expect(receiver.received).to.have.length(1);
     await h.advance(1);
     await eventually(() => receiver.received.length === 2);
-    expect(receiver.received[1].body).to.equal(receiver.received[0].body.replace(/"time":\d+/, (m) => m));
+    expect(receiver.received[1]!.body).to.equal(receiver.received[0]!.body.replace(/"time":\d+/, (m) => m));
     await h.advance(60_000);
     await settle(200);
     expect(receiver.received).to.have.length(2);
@@ -190,7 +191,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
       await h.advance(0);
       return receiver.received.length === 1;
     });
-    expect(JSON.parse(receiver.received[0].body)).to.include({ id: 2, fail: 1 });
+    expect(JSON.parse(receiver.received[0]!.body)).to.include({ id: 2, fail: 1 });
     await receiver.close();
   });
 
@@ -248,7 +249,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await h.advance(60_000);
     await settle(200);
     expect(receiver.received).to.have.length(1);
-    expect(JSON.parse(receiver.received[0].body).notifications.map((n: { name: string }) => n.name)).to.deep.equal(['job new']);
+    expect(JSON.parse(receiver.received[0]!.body).notifications.map((n: { name: string }) => n.name)).to.deep.equal(['job new']);
     await receiver.close();
   });
 

@@ -39,7 +39,7 @@ export async function world(start = T0) {
     received,
     /** Appends one job event to `cronjob-<id>`, as the jobs service does. */
     async append(id: number, ...events: JobEvent[]) {
-      const result = await store.appendToStream(`cronjob-${id}`, events.map((e) => ({ type: e.type, data: e.data as Record<string, unknown> })));
+      const result = await store.appendToStream(`cronjob-${id}`, events.map((e) => ({ type: e.type, data: e.data })));
       // Wait until every running planner has applied it (the subscription delivers asynchronously).
       for (let i = 0; i < 1000 && planners.some((p) => p.planner.projection.position < result.position); i++) await tick();
       return result;

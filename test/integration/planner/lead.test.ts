@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { decodeCancel, RUN_CANCEL_SUBJECTS } from '../../../shared/topology.ts';
 import { jobCreated, jobEdited, jobPaused, MINUTE, SECOND, T0 } from '../../unit/planner/jobEvents.ts';
 import { world } from './harness.ts';
+import { nth } from '../../support/nth.ts';
 
 describe('planner lead: runs go out ahead of their instant, a job change cancels them', () => {
   let w: Awaited<ReturnType<typeof world>>;
@@ -14,7 +15,7 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
     await w.advance(MINUTE - 2 * SECOND - 1);
     expect(w.take()).to.deep.equal([]);
     await w.advance(1);
-    const [r] = w.take();
+    const r = nth(w.take());
     expect(r.run.runId).to.equal(`1:${T0 + MINUTE}`);
     expect(r.run.scheduledAt).to.equal(BigInt(T0 + MINUTE));
     expect(r.run.plannedAt).to.equal(BigInt(T0 + MINUTE - 2 * SECOND));
@@ -35,7 +36,7 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
     expect(notices).to.deep.equal([{ jobId: 2, before: T0 + MINUTE - 3 * SECOND, retries: false }]);
     const again = w.take();
     expect(again.map((r) => [r.run.runId, r.run.target!.url])).to.deep.equal([[`2:${T0 + MINUTE}`, 'http://two.test/']]);
-    expect(Number(again[0].run.plannedAt)).to.be.at.least(T0 + MINUTE - 3 * SECOND);
+    expect(Number(again[0]!.run.plannedAt)).to.be.at.least(T0 + MINUTE - 3 * SECOND);
 
     // Paused before the next run goes out: nothing is ahead, so the notice is for retries only.
     await w.advance(50 * SECOND);

@@ -34,7 +34,7 @@ describe('planner (integration: real NATS JetStream)', function () {
       console.log(`      (skipped: no NATS server at ${NATS_URL}; set NATS_URL or run nats-server -js)`);
       this.skip();
     }
-    jsm = await jetstreamManager(nc!);
+    jsm = await jetstreamManager(nc);
     await dropRuns(jsm);
   });
 

@@ -78,7 +78,7 @@ describe('settings derived from the table', () => {
     expect(out).to.not.have.property('password');
     expect(out).to.include({ hasPassword: true, group: 7n, notifyTime: 60 });
     expect(settingsToProtoJob({ ...resolved, group: null, notifyTime: null })).to.include({ group: undefined, notifyTime: undefined });
-    expect(settingsFromProto({ url: 'u', group: 3n, notifyTime: 0, notify: false } as never)).to.deep.equal({ url: 'u', group: 3, notifyTime: 0, notify: false });
+    expect(settingsFromProto({ url: 'u', group: 3n, notifyTime: 0, notify: false })).to.deep.equal({ url: 'u', group: 3, notifyTime: 0, notify: false });
     expect(settingsFromProto(undefined)).to.deep.equal({});
   });
 

@@ -23,7 +23,7 @@ function withCompetingWriter(store: EventStore, races: number, rival: (n: number
     if (raced < races) {
       raced++;
       const e = rival(raced);
-      await store.appendToStream(stream, [{ type: e.type, data: e.data as Record<string, unknown> }]);
+      await store.appendToStream(stream, [{ type: e.type, data: e.data }]);
     }
     return store.appendToStream(stream, events, options);
   };

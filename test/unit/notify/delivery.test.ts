@@ -40,7 +40,7 @@ describe('merging, delivery and channel rules (shared/notify)', () => {
       const triggers = Array.from({ length: 500 }, (_, i) => trigger(i + 1, `r${i}:failed`));
       const events = batchDecider.decide({ id: 'n1', accountId: 1, triggers, channels: [3, 4] }, batchDecider.initialState(), NOW);
       expect(events).to.have.length(1);
-      expect(events[0].data.routes.map((r) => [r.channelId, r.keys.length])).to.deep.equal([[3, 500], [4, 500]]);
+      expect(events[0]!.data.routes.map((r) => [r.channelId, r.keys.length])).to.deep.equal([[3, 500], [4, 500]]);
       const state = events.reduce(batchDecider.evolve, batchDecider.initialState());
       expect(batchDecider.decide({ id: 'n2', accountId: 1, triggers, channels: [3] }, state, NOW)).to.deep.equal([]);
     });
@@ -61,7 +61,7 @@ describe('merging, delivery and channel rules (shared/notify)', () => {
 
     it('a crashed claim (lease over) is claimed again as the next attempt', () => {
       const state = replay(decideDelivery({ type: 'Claim', channelId: 3, leaseMs: 30_000 }, {}, NOW));
-      expect(decideDelivery({ type: 'Claim', channelId: 3, leaseMs: 30_000 }, state, NOW + 30_000)[0].data).to.include({ attempt: 2 });
+      expect(decideDelivery({ type: 'Claim', channelId: 3, leaseMs: 30_000 }, state, NOW + 30_000)[0]!.data).to.include({ attempt: 2 });
     });
 
     it('delivered is final; a late sender of an older attempt records nothing', () => {
@@ -71,7 +71,7 @@ describe('merging, delivery and channel rules (shared/notify)', () => {
       const s2 = replay(full);
       expect(decideDelivery({ type: 'Record', channelId: 3, attempt: 1, ok: true, error: '', retryAt: null }, s2, NOW + 11)).to.deep.equal([]);
       full.push(...decideDelivery({ type: 'Record', channelId: 3, attempt: 2, ok: true, error: '', retryAt: null }, s2, NOW + 11));
-      expect(replay(full)['3'].status).to.equal('delivered');
+      expect(replay(full)['3']!.status).to.equal('delivered');
       expect(decideDelivery({ type: 'Claim', channelId: 3, leaseMs: 10 }, replay(full), NOW + 99_999)).to.deep.equal([]);
     });
 

@@ -54,8 +54,8 @@ describe('notification rules (shared/notify)', () => {
   it('every failure notifies with notifyEvery 1; the first success after it says okay again, once', () => {
     const { kinds, triggers } = given({}, [fail(), fail(), ok(), ok()]);
     expect(kinds).to.deep.equal(['failed', 'failed', 'okay']);
-    expect(triggers[1].reasons).to.deep.equal(['2 consecutive failures']);
-    expect(triggers[0].at).to.equal(NOW);
+    expect(triggers[1]!.reasons).to.deep.equal(['2 consecutive failures']);
+    expect(triggers[0]!.at).to.equal(NOW);
   });
 
   it('notifyEvery 3: the 3rd and 6th consecutive failures notify; a success resets the count', () => {
@@ -70,7 +70,7 @@ describe('notification rules (shared/notify)', () => {
   it('reaching failureThreshold always notifies that the job is disabled, whatever notifyEvery says', () => {
     const { kinds, triggers } = given({ notifyEvery: 100, failureThreshold: 3 }, [fail(), fail(), fail()]);
     expect(kinds).to.deep.equal(['disabled']);
-    expect(triggers[0].reasons[0]).to.match(/3 consecutive failures reached the failure threshold of 3/);
+    expect(triggers[0]!.reasons[0]).to.match(/3 consecutive failures reached the failure threshold of 3/);
   });
 
   it('the disable is notified once, and okay follows the first success after it', () => {
@@ -86,7 +86,7 @@ describe('notification rules (shared/notify)', () => {
   it('notifyMatch: output containing the text notifies, also on a success', () => {
     const { kinds, triggers } = given({ notifyMatch: 'WARNING' }, [ok({ output: 'done, WARNING: disk 91%' }), ok({ output: 'done' })]);
     expect(kinds).to.deep.equal(['match']);
-    expect(triggers[0].reasons).to.deep.equal(['the output contains "WARNING"']);
+    expect(triggers[0]!.reasons).to.deep.equal(['the output contains "WARNING"']);
   });
 
   it('notifyMatch "!text": output lacking the text notifies', () => {
@@ -97,14 +97,14 @@ describe('notification rules (shared/notify)', () => {
   it('a failure that also matches is one trigger, kind failed, with both reasons', () => {
     const { triggers } = given({ notifyMatch: 'Error' }, [fail({ output: 'Internal Server Error' })]);
     expect(triggers).to.have.length(1);
-    expect(triggers[0].kind).to.equal('failed');
-    expect(triggers[0].reasons).to.deep.equal(['the run failed', 'the output contains "Error"']);
+    expect(triggers[0]!.kind).to.equal('failed');
+    expect(triggers[0]!.reasons).to.deep.equal(['the run failed', 'the output contains "Error"']);
   });
 
   it('notifyTime: a run longer than that many seconds notifies; exactly that long does not', () => {
     const { kinds, triggers } = given({ notifyTime: 10 }, [ok({ executionTime: 10 }), ok({ executionTime: 12.5 })]);
     expect(kinds).to.deep.equal(['slow']);
-    expect(triggers[0].reasons).to.deep.equal(['the run took 12.5 s, longer than 10 s']);
+    expect(triggers[0]!.reasons).to.deep.equal(['the run took 12.5 s, longer than 10 s']);
   });
 
   it('notify=false: nothing at all, but failures still count', () => {
@@ -131,9 +131,9 @@ describe('notification rules (shared/notify)', () => {
 
   it('keeps 1000 characters of output and the masked URL only', () => {
     const { triggers } = given({}, [fail({ output: 'x'.repeat(5000) })]);
-    expect(triggers[0].execution.output).to.have.length(1000);
+    expect(triggers[0]!.execution.output).to.have.length(1000);
     expect(JSON.stringify(triggers[0])).to.not.match(/password|notifyMatch/);
-    expect(triggers[0].key).to.equal(`${triggers[0].execution.runId}:failed`);
+    expect(triggers[0]!.key).to.equal(`${triggers[0]!.execution.runId}:failed`);
   });
 
   it('events replay to the same state', () => {

@@ -113,7 +113,7 @@ describe('filter search by field sets (fast path) against brute force', () => {
         expect(claimed & seen, text).to.equal(seen);
         if (values.every((xs) => xs.length === 1)) expect(claimed, text).to.equal(seen);
         // The minutes of one hour, exactly.
-        const vars = { minute: 0, hour: values[1]![0]!, day: values[2]![0]!, month: values[3]![0]!, weekday: values[4]![0]! };
+        const vars = { minute: 0, hour: values[1][0]!, day: values[2][0]!, month: values[3][0]!, weekday: values[4][0]! };
         const [lo, hi] = minuteMask(f.abs, vars);
         for (let m = 0; m < 60; m++) expect(((m < 32 ? lo >>> m : hi >>> (m - 32)) & 1) === 1, `${text} at minute ${m}`).to.equal(f.test({ ...vars, minute: m }));
       }),
@@ -127,7 +127,7 @@ describe('filter search by field sets (fast path) against brute force', () => {
         const filtered = tryParse(expr, zone, text);
         fc.pre(filtered !== null);
         const plain = parseSchedule({ expression: expr, timezone: zone, jobId: 9 });
-        agree(nextRun(filtered!, from), bruteCron(plain, filtered!, from, 3000), `${expr} | ${text} | ${zone} from ${new Date(from).toISOString()}`);
+        agree(nextRun(filtered, from), bruteCron(plain, filtered, from, 3000), `${expr} | ${text} | ${zone} from ${new Date(from).toISOString()}`);
       }),
       { numRuns: 300 },
     );
@@ -138,7 +138,7 @@ describe('filter search by field sets (fast path) against brute force', () => {
       fc.property(fc.constantFrom(1, 7, 59, 60, 61, 300, 3599, 3600, 5400, 7200), filterText, fc.constantFrom(...ZONES), instant, (seconds, text, zone, from) => {
         const filtered = tryParse(`${seconds} seconds`, zone, text);
         fc.pre(filtered !== null);
-        agree(nextRun(filtered!, from), bruteChain(filtered!, seconds * 1000, from, 20_000), `${seconds} seconds | ${text} | ${zone} from ${new Date(from).toISOString()}`);
+        agree(nextRun(filtered, from), bruteChain(filtered, seconds * 1000, from, 20_000), `${seconds} seconds | ${text} | ${zone} from ${new Date(from).toISOString()}`);
       }),
       { numRuns: 300 },
     );

@@ -103,7 +103,7 @@ describe('schedule properties (fast-check)', () => {
       fc.property(crontab, fc.constantFrom(...ZONES), instant, (expr, zone, from) => {
         const s = tryParse(expr, zone);
         fc.pre(s !== null);
-        const runs = nextRuns(s!, from, 6);
+        const runs = nextRuns(s, from, 6);
         expect(runs.length).to.equal(6);
         let prev = from;
         for (const r of runs) {
@@ -120,7 +120,7 @@ describe('schedule properties (fast-check)', () => {
       fc.property(crontab, fc.constantFrom(...ZONES), instant, (expr, zone, from) => {
         const s = tryParse(expr, zone);
         fc.pre(s !== null);
-        const c = compiled(s!);
+        const c = compiled(s);
         for (const r of nextRuns(c, from, 6)) {
           const jump = c.zone.offsetAt(r - 1) < c.zone.offsetAt(r);
           const ok = c.cron!.matchesWall(c.zone.wallAt(r)) || (jump && !c.cron!.followsRealTime);
@@ -136,10 +136,10 @@ describe('schedule properties (fast-check)', () => {
       fc.property(crontab, fc.constantFrom(...ZONES), instant, fc.double({ min: 0, max: 1, noNaN: true }), (expr, zone, from, frac) => {
         const s = tryParse(expr, zone);
         fc.pre(s !== null);
-        const [a, b] = nextRuns(s!, from, 2);
-        expect(nextRun(s!, nextRun(s!, from)!)).to.equal(b);
+        const [a, b] = nextRuns(s, from, 2);
+        expect(nextRun(s, nextRun(s, from)!)).to.equal(b);
         const mid = from + Math.floor((a! - from) * frac);
-        expect(nextRun(s!, Math.min(mid, a! - 1))).to.equal(a);
+        expect(nextRun(s, Math.min(mid, a! - 1))).to.equal(a);
       }),
       { numRuns: 300 },
     );
@@ -150,7 +150,7 @@ describe('schedule properties (fast-check)', () => {
       fc.property(crontab, fc.constantFrom(...TRANSITIONS), between(0, 30 * 60), (expr, [zone, at], minutesBefore) => {
         const s = tryParse(expr, zone);
         fc.pre(s !== null);
-        const c = compiled(s!);
+        const c = compiled(s);
         const from = Date.parse(at) - minutesBefore * MINUTE;
         const to = from + 2 * DAY;
         expect(runsUntil(c, from, to).map((t) => new Date(t).toISOString())).to.deep.equal(

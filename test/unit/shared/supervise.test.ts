@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { createLogger } from '../../../shared/log.ts';
 import { createReadiness } from '../../../shared/readiness.ts';
 import { backoff, supervise, type SupervisedRun } from '../../../shared/supervise.ts';
+import { nth } from '../../support/nth.ts';
 
 const log = createLogger('test', {}, 'silent');
 const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
@@ -23,15 +24,15 @@ describe('supervise', () => {
     expect(readiness.holds('view')).to.equal(false);
     await supervisor.started;
     expect(readiness.ready()).to.equal(true);
-    runs[0].fail(new Error('store gone'));
+    nth(runs, 0).fail(new Error('store gone'));
     await tick();
     expect(readiness.failing()).to.deep.equal({ view: 'lost: store gone' });
-    expect(runs[0].stopped, 'the failed run is released').to.equal(true);
+    expect(nth(runs, 0).stopped, 'the failed run is released').to.equal(true);
     await tick(60);
     expect(runs).to.have.length(2);
     expect(readiness.ready()).to.equal(true);
     await supervisor.stop();
-    expect(runs[1].stopped).to.equal(true);
+    expect(nth(runs, 1).stopped).to.equal(true);
     expect(readiness.failing(), 'a stopped supervisor leaves no condition behind').to.deep.equal({});
   });
 
