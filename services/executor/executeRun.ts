@@ -1,7 +1,7 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { DueRunSchema, ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
-import { maskUrl, openSecrets, type Sealer } from '../../shared/job/secretSettings.ts';
+import { maskUrl, openSecrets, type Sealer } from '../../shared/job/index.ts';
 import { buildRequest, type RunJob } from './buildRequest.ts';
 import type { HttpResult } from './httpCall.ts';
 import { judge } from './judge.ts';

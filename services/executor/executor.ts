@@ -8,7 +8,7 @@ import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SU
 import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
 import { attemptId, attemptOf, executionOf, failedExecution, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
 import { EnvelopeError } from '../../shared/crypto/envelope.ts';
-import type { Sealer } from '../../shared/job/secretSettings.ts';
+import type { Sealer } from '../../shared/job/index.ts';
 import { createFairGate } from './fairGate.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
 import { recordRun, recordSkip } from './recordRun.ts';

@@ -7,7 +7,7 @@ import { ensureTopology } from '../../shared/topology.ts';
 import { startExecutor } from './executor.ts';
 import { createHttpCaller } from './httpCall.ts';
 import { DEFAULT_ACCOUNT_CONCURRENCY } from '../../shared/config.ts';
-import type { Sealer } from '../../shared/job/secretSettings.ts';
+import type { Sealer } from '../../shared/job/index.ts';
 
 /** An executor replica: one shared HTTP client (keep-alive, egress guard) consuming due runs. */
 export async function startExecutorService(options: {

@@ -14,7 +14,7 @@ import {
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { settingsFromProto, settingsToProtoJob } from '../../shared/grpc/jobSettingsProto.ts';
 import { effectiveStatus } from '../../shared/job/index.ts';
-import { maskSecrets } from '../../shared/job/secretSettings.ts';
+import { maskSecrets } from '../../shared/job/index.ts';
 import type { Account } from './account.ts';
 import type { Group } from './group.ts';
 import type { JobEntry } from './jobsView.ts';

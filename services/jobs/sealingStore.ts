@@ -1,5 +1,5 @@
 import type { EventData, EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
-import { openSecrets, sealSecrets, type Sealer } from '../../shared/job/secretSettings.ts';
+import { openSecrets, sealSecrets, type Sealer } from '../../shared/job/index.ts';
 
 /** Where a job event keeps settings: JobCreated all of them, JobEdited the changed ones. */
 const FIELD: Record<string, 'settings' | 'changes'> = { JobCreated: 'settings', JobEdited: 'changes' };

@@ -13,7 +13,7 @@ import { adminGrpcImpl, jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
 import { JobsView } from './jobsView.ts';
 import { sealingStore } from './sealingStore.ts';
-import type { Sealer } from '../../shared/job/secretSettings.ts';
+import type { Sealer } from '../../shared/job/index.ts';
 
 export interface StartJobsOptions {
   store: EventStore;

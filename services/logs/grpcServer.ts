@@ -1,6 +1,6 @@
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
-import { maskUrl } from '../../shared/job/secretSettings.ts';
+import { maskUrl } from '../../shared/job/index.ts';
 import type { LogsView } from './logsView.ts';
 
 /** LogsService over the view: proto request -> query -> proto reply, nothing else. */

@@ -30,3 +30,15 @@ export {
   type TargetSettings,
 } from './settings.ts';
 export { compileSchedule, resolveSettings } from './resolveSettings.ts';
+export {
+  maskHeaders,
+  maskSecrets,
+  maskUrl,
+  openHeaders,
+  openSecrets,
+  openUrl,
+  sealHeaders,
+  sealSecrets,
+  sealUrl,
+  type Sealer,
+} from './secretSettings.ts';

@@ -4,7 +4,7 @@ import { failedExecution, requestFor } from '../../../services/executor/executeR
 import { createKeyring, EnvelopeError, secretBox } from '../../../shared/crypto/envelope.ts';
 import { DueRunSchema, ExecutionOutcome } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { defaultSettings, targetOf } from '../../../shared/job/index.ts';
-import { sealSecrets } from '../../../shared/job/secretSettings.ts';
+import { sealSecrets } from '../../../shared/job/index.ts';
 
 const box = secretBox(createKeyring([{ key: Buffer.alloc(32, 5) }]));
 const otherBox = secretBox(createKeyring([{ key: Buffer.alloc(32, 6) }]));

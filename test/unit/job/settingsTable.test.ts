@@ -53,9 +53,9 @@ describe('the SETTINGS table and the proto messages', () => {
     }
   });
 
-  it("proto RunTarget carries exactly the rows marked target (plus the job's ids)", () => {
+  it("proto RunTarget carries exactly the rows marked target (plus the job's ids and the account's signing keys)", () => {
     const proto = fields(RunTargetSchema);
-    expect([...proto.keys()].sort()).to.deep.equal([...TARGET_SETTINGS, 'jobId', 'accountId'].sort());
+    expect([...proto.keys()].sort()).to.deep.equal([...TARGET_SETTINGS, 'jobId', 'accountId', 'signingSecrets'].sort());
     for (const name of TARGET_SETTINGS) expect({ name, ...wire(proto.get(name)!) }).to.deep.equal({ name, ...WIRE[settingOf(name).kind] });
   });
 });
