@@ -24,11 +24,18 @@ export const randomToken = () => randomBytes(32).toString('base64url');
 // the position of the first wrong character shows in the time a refusal takes.
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
+/**
+ * The gRPC health protocol answers without the token: probes (kubelet's, a load balancer's) carry
+ * no credential, and SERVING / NOT_SERVING tells nothing about jobs or accounts.
+ */
+const HEALTH_METHODS = /^\/grpc\.health\.v1\.Health\//;
+
 /** Refuses, before any handler runs, a call whose metadata lacks the expected token. */
 export function tokenInterceptor(token: string): grpc.ServerInterceptor {
   const expected = digest(PREFIX + token);
-  return (_method, call) =>
-    new grpc.ServerInterceptingCall(call, {
+  return (method, call) => {
+    if (HEALTH_METHODS.test(method.path)) return new grpc.ServerInterceptingCall(call);
+    return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, pass) => {
@@ -43,6 +50,7 @@ export function tokenInterceptor(token: string): grpc.ServerInterceptor {
           },
         }),
     });
+  };
 }
 
 export function serverCredentials(credentials: GrpcCredentials): grpc.ServerCredentials {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { grpcHealthClient } from '../support/health.ts';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,17 @@ describe('gRPC between services: every door needs its credential (distributed pr
         }
       });
     }
+
+    it('answers the gRPC health protocol without a credential (probes carry none), and nothing else', async () => {
+      for (const address of [env.JOBS_ADDR, env.PLANNER_ADDR, env.LOGS_ADDR]) {
+        const health = grpcHealthClient(address);
+        try {
+          expect(await health.serving('', 5000), address).to.equal(true);
+        } finally {
+          health.close();
+        }
+      }
+    });
 
     it("refuses the gateway's identity on the admin service, and the admin's on the gateway's services", async () => {
       const gateway = probes(env, credentialsOf(env));
