@@ -84,7 +84,7 @@ function execution(run: DueRun, server: string, outcome: ExecutionOutcome, start
   };
 }
 
-/** Pure: the execution event for a finished call, judged per DECISIONS 6. */
+/** Pure: the execution event for a finished call, judged per docs/api.md (What every call to your URL carries). */
 export function executionOf(run: DueRun, result: HttpResult, server: string): Execution {
   const verdict = judge(result, runJobOf(run));
   const outcome = verdict.ok ? ExecutionOutcome.SUCCEEDED : ExecutionOutcome.FAILED;

@@ -13,7 +13,7 @@ function outputContains(output: string, needle: string): boolean {
 }
 
 /**
- * Success (DECISIONS 6): a final 2xx, `keyword` present and `pattern` absent in the kept output.
+ * Success (docs/api.md (What every call to your URL carries)): a final 2xx, `keyword` present and `pattern` absent in the kept output.
  * The error is a sentence a person reads in the log.
  */
 export function judge(result: HttpResult, job: Pick<RunJob, 'keyword' | 'pattern'>): Verdict {

@@ -6,7 +6,7 @@ import { RateLimitError } from './rateLimit.ts';
 
 const INVALID = 'Invalid API token, user not found.';
 
-/** DECISIONS 3: `Authorization: Bearer`, or `token` in the body or the query. */
+/** docs/api.md (Account): `Authorization: Bearer`, or `token` in the body or the query. */
 export function extractToken(authorization: string, params: Params): string | undefined {
   return bearerToken(authorization) ?? params.str('token')?.trim();
 }

@@ -33,7 +33,7 @@ export function parseQuery(text: string): Record<string, unknown> {
   return out;
 }
 
-/** DECISIONS 1: JSON or form by Content-Type; a body starting with `{` or `[` is JSON. Multipart for PHP's curl arrays. */
+/** docs/api.md (Requests): JSON or form by Content-Type; a body starting with `{` or `[` is JSON. Multipart for PHP's curl arrays. */
 export function parseBody(raw: Buffer, contentType: string | undefined): ParsedBody {
   // A byte-order mark (some Windows clients write one) is not part of the parameters.
   const text = raw.toString('utf8').replace(/^\uFEFF/, '');

@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors.ts';
 
 /**
- * Request parameters as real FastCron clients send them (DECISIONS 1): merged from the query
+ * Request parameters as real FastCron clients send them (docs/api.md, Requests): merged from the query
  * string and the body (the body wins), names matched case-insensitively and ignoring '_'
  * (the exact camelCase spelling wins a collision), typed values coerced leniently.
  */

@@ -11,7 +11,7 @@ export class RateLimitError extends AppError {
 }
 
 /**
- * Token buckets per key (DECISIONS 8): `rate` tokens per second up to `burst`. Rate 0 turns the
+ * Token buckets per key (docs/api.md (Requests: rate limit)): `rate` tokens per second up to `burst`. Rate 0 turns the
  * limit off. Buckets idle long enough to be full again are forgotten, so memory stays bounded.
  */
 export function createRateLimiter(options: { rate: number; burst: number }, now: () => number = Date.now) {

@@ -35,7 +35,7 @@ export type AccountCommand =
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-/** DECISIONS 3: 32 characters [A-Za-z0-9], from a CSPRNG. */
+/** docs/api.md (Account): 32 characters [A-Za-z0-9], from a CSPRNG. */
 export const newToken = () => Array.from({ length: 32 }, () => TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)]).join('');
 export const isWellFormedToken = (token: string) => /^[A-Za-z0-9]{32}$/.test(token);
 /** Tokens are stored only as this hash. */

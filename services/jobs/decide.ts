@@ -70,7 +70,7 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
   }
 }
 
-/** Failure counting (DECISIONS 6): consecutive failures, reset by a success, auto-disable at the threshold. */
+/** Failure counting (docs/api.md (What every call to your URL carries)): consecutive failures, reset by a success, auto-disable at the threshold. */
 function decideExecution(command: Extract<JobCommand, { type: 'RecordExecution' }>, state: JobState, now: number): JobEvent[] {
   if (!state || state.deleted || state.countedRuns.includes(command.runId)) return [];
   const { runId } = command;
@@ -85,7 +85,7 @@ function decideExecution(command: Extract<JobCommand, { type: 'RecordExecution' 
       events.push({ type: 'FailureCounted', data: { fail, runId, at: now } });
     }
   }
-  // A one-time job is done after its run, whatever the outcome (DECISIONS 4: status 6).
+  // A one-time job is done after its run, whatever the outcome (docs/api.md (Cron jobs): status 6).
   if (command.oneTimeDone && state.status === STATUS.ACTIVE && !events.some((e) => e.type === 'JobAutoDisabled')) {
     events.push({ type: 'JobStopped', data: { runId, at: now } });
   }

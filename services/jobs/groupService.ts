@@ -3,7 +3,7 @@ import type { Commands } from './commands.ts';
 import { groupDecider, type Group, type GroupCommand } from './group.ts';
 import type { JobEntry, JobsView } from './jobsView.ts';
 
-/** Groups (DECISIONS 4, FC's group functions). `account` checks the caller; `fresh` reads a job, deleted or not. */
+/** Groups (docs/api.md (Cron jobs), FC's group functions). `account` checks the caller; `fresh` reads a job, deleted or not. */
 export function createGroupService(view: JobsView, commands: Commands, account: (id: number) => unknown, fresh: (id: number, accountId: number) => JobEntry) {
   const command = async (c: GroupCommand): Promise<Group> => {
     const result = await commands.group(c);

@@ -43,7 +43,7 @@ export interface Searchable {
 }
 
 /**
- * Everything a keyword is matched against (DECISIONS 6: output, error, IP address, HTTP status and
+ * Everything a keyword is matched against (docs/api.md (What every call to your URL carries): output, error, IP address, HTTP status and
  * the run time, as Unix seconds and as ISO text), lower-cased once at write time so a search is a
  * plain substring scan in SQLite.
  */

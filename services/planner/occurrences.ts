@@ -98,7 +98,7 @@ export function planFloor(plan: JobPlan, t: number): number {
 /**
  * The job's first occurrence strictly after `t`, ignoring its status. Crontab, one-time and
  * timestamp: the schedule's next run. Interval: the next point of the chain from `anchor`
- * (DECISIONS 5: each run is the expression applied to the previous one). `moveAnchor` moves the
+ * (docs/schedule.md: each run is the expression applied to the previous one). `moveAnchor` moves the
  * anchor up to the last chain point at or before `t`; only callers whose `t` never goes back
  * (the live loop, the catch-up at start) may pass it.
  */
@@ -125,7 +125,7 @@ export function occurrenceAfter(plan: JobPlan, t: number, moveAnchor = false): n
 }
 
 /**
- * `delay` (DECISIONS 5): a run is pushed back by 0..delay*60 whole seconds, drawn from (job id,
+ * `delay` (docs/schedule.md): a run is pushed back by 0..delay*60 whole seconds, drawn from (job id,
  * occurrence) so every planner replica and cron_next draw the same amount with no stored state.
  */
 export function jitterMs(jobId: number, occurrence: number, delayMinutes: number): number {

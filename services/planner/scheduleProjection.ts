@@ -90,7 +90,7 @@ export class ScheduleProjection {
           return retarget ? this.replan(plan, at, fresh) : NONE;
         }
         // A new schedule starts over from the edit: an interval's first run is the expression
-        // applied to the edit time (DECISIONS 5), and the change takes effect for the next run.
+        // applied to the edit time (docs/schedule.md), and the change takes effect for the next run.
         plan.schedule = this.compile(plan.job);
         plan.anchor = at;
         return this.replan(plan, at, fresh);

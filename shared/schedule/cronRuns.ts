@@ -5,7 +5,7 @@ const gap: GapInfo = { transition: 0, offsetBefore: 0 };
 
 /**
  * The first run of `cron` in `zone` strictly after the instant `from`, no later than
- * `from + horizon`; null when there is none. Implements the DST rule of DECISIONS 5.
+ * `from + horizon`; null when there is none. Implements the DST rule of docs/schedule.md.
  */
 export function nextCronRun(cron: Crontab, zone: Zone, from: number, horizon: number): number | null {
   if (zone.isUtc) {

@@ -14,7 +14,7 @@ import { ScheduleError } from './scheduleError.ts';
 
 /*
  * Why not cron-parser at run time: its DST handling, day/weekday rule for `*` steps, missing
- * `@midnight`, leniency (4 fields, unknown zones) and lack of `R` all differ from DECISIONS 5, so
+ * `@midnight`, leniency (4 fields, unknown zones) and lack of `R` all differ from docs/schedule.md, so
  * only its field grammar would remain, and that grammar is 100 lines here with error positions a
  * person can act on. The matcher below works on wall-clock integers with precomputed "next
  * allowed value" tables: two orders of magnitude faster than cron-parser's Luxon-based stepping

@@ -24,7 +24,7 @@ export interface Interval {
   /** `next Friday` is strictly after the current day; a bare `Friday` may be the current day. */
   readonly weekdayStrict: boolean;
   readonly dayOf: 'first' | 'last' | null;
-  /** Only seconds, minutes and hours: elapsed time, not wall-clock arithmetic (DECISIONS 5). */
+  /** Only seconds, minutes and hours: elapsed time, not wall-clock arithmetic (docs/schedule.md). */
   readonly elapsed: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The schedule language (DECISIONS 5): crontab with FastCron's R, English intervals, one-time
+ * The schedule language (docs/schedule.md): crontab with FastCron's R, English intervals, one-time
  * dates, @timestamps, manual; filters; IANA zones with our DST rule. Pure: no I/O, no clock.
  */
 export { ScheduleError } from './scheduleError.ts';

@@ -14,7 +14,7 @@ const WINDOW_DAYS = 365;
 const SAMPLE_CANDIDATES = 200_000;
 
 /**
- * DECISIONS 4: runs per day the schedule implies, rounded up, minimum 1. How it is estimated:
+ * docs/api.md (Cron jobs): runs per day the schedule implies, rounded up, minimum 1. How it is estimated:
  * - crontab: runs in the 365 wall-clock days of 2025 (R draws and the filter included, DST
  *   ignored) divided by 365;
  * - interval of seconds/minutes/hours: 86400 / step; with a filter, the chain is followed for up

@@ -69,7 +69,7 @@ export async function ok<T = any>(promise: Promise<Envelope<any> & { http: numbe
   return result.data as T;
 }
 
-/** Asserts an error envelope with this code (and the HTTP status DECISIONS 2 gives it); returns the message. */
+/** Asserts an error envelope with this code (and the HTTP status docs/api.md (Responses) gives it); returns the message. */
 export async function fails(promise: Promise<Envelope & { http: number }>, code: number, http?: number): Promise<string> {
   const result = await promise;
   const shown = JSON.stringify(result);
@@ -81,5 +81,5 @@ export async function fails(promise: Promise<Envelope & { http: number }>, code:
   return result.message;
 }
 
-/** DECISIONS 2: the HTTP status of each error code (13 is 400 or 413, checked by the caller). */
+/** docs/api.md (Responses): the HTTP status of each error code (13 is 400 or 413, checked by the caller). */
 export const HTTP_OF_CODE: Record<number, number> = { 1: 500, 2: 404, 3: 400, 4: 400, 5: 404, 6: 409, 7: 400, 11: 401, 12: 503 };

@@ -10,7 +10,7 @@ inBothModes('cron job functions with valid input', (target) => {
   });
 
   describe('cron_add and cron_get', () => {
-    it('creates a job with only a url: every default of DECISIONS 4, scheme added, record shape exact', async () => {
+    it('creates a job with only a url: every default of docs/api.md (Cron jobs), scheme added, record shape exact', async () => {
       const before = now();
       const job = await ok(api.call('cron_add', { url: 'example.com/ping' }));
       expect(Object.keys(job).sort()).to.deep.equal([...RECORD_KEYS].sort());

@@ -88,7 +88,7 @@ describe('5xx answers never show internals', function () {
   });
 });
 
-describe('the error code table of DECISIONS 2 (embedded mode)', function () {
+describe('the error code table of docs/api.md (Responses) (embedded mode)', function () {
   this.timeout(60_000);
 
   it('answers each code with its HTTP status', async () => {

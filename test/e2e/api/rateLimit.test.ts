@@ -3,7 +3,7 @@ import { apiClient, fails, ok, rawRequest } from '../../support/api.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
 
 /**
- * DECISIONS 8: a token bucket per token (default 1/s, burst 1), HTTP 503 + Retry-After and code 12
+ * docs/api.md (Requests: rate limit): a token bucket per token (default 1/s, burst 1), HTTP 503 + Retry-After and code 12
  * beyond it; unknown tokens limited per client address; TOCK_RATE_LIMIT configures it, 0 = off.
  * Back-to-back requests take milliseconds, far below the one second a token needs to refill.
  */

@@ -4,7 +4,7 @@ import { embeddedTarget, storeMark, type ApiTarget } from '../../support/targets
 
 const long = (n: number) => 'x'.repeat(n);
 
-/** [parameter, bad value, expected code, what the message must say]. Spec 4.3 with DECISIONS 4's limits. */
+/** [parameter, bad value, expected code, what the message must say]. Spec 4.3 with docs/api.md (Cron jobs)'s limits. */
 const INVALID: [string, unknown, number, RegExp][] = [
   ['url', 'ftp://example.com/file', 3, /http or https/],
   ['url', 'http://', 3, /url/],

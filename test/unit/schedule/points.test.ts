@@ -4,7 +4,7 @@ import { parseSchedule, pointsPerDay } from '../../../shared/schedule/index.ts';
 const points = (expression: string, filter: string | null = null, timezone = 'UTC') =>
   pointsPerDay(parseSchedule({ expression, timezone, filter, jobId: 3 }));
 
-describe('pointsPerDay (DECISIONS 4: runs per day, rounded up, minimum 1)', () => {
+describe('pointsPerDay (docs/api.md (Cron jobs): runs per day, rounded up, minimum 1)', () => {
   it('counts crontab runs per day', () => {
     expect(points('*/5 * * * *')).to.equal(288);
     expect(points('* * * * *')).to.equal(1440);

@@ -68,7 +68,7 @@ function tryParse(expression: string, timezone: string, filter: string | null = 
 }
 
 /**
- * The DST rule of DECISIONS 5 by brute force, minute by minute in real time: with `*` hours every
+ * The DST rule of docs/schedule.md by brute force, minute by minute in real time: with `*` hours every
  * instant whose wall time matches; with fixed hours a matching wall time on its first pass only,
  * and one run at the jump instant when the gap hid a match.
  */
