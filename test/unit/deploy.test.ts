@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 // js-yaml 5 has named exports only (no default export).
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { loadConfig } from '../../shared/config.ts';
-import { LIVENESS } from '../../shared/grpc/health.ts';
 
 /**
  * Consistency of the Kubernetes manifests in deploy/k8s, read as files (no cluster, no kustomize):
@@ -515,15 +514,14 @@ describe('deploy manifests (deploy/k8s)', () => {
       expect(containerPort(executor, executor.readinessProbe.httpGet.port), 'the executor ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
     });
 
-    it('gRPC services use grpc.health.v1 probes on their gRPC port: readiness for the whole server, liveness never for readiness', () => {
-      for (const { service, portVar } of GRPC) {
+    it('gRPC services are probed on their ops port (the kubelet speaks no TLS to the gRPC port): /readyz for readiness, /healthz for liveness and startup', () => {
+      for (const { service } of GRPC) {
         const c = containersOf(named(base, 'Deployment', service)!)[0]!;
-        const grpcPort = (loadConfig({}) as Record<string, unknown>)[portVar];
-        expect(c.readinessProbe?.grpc?.port, `${service} readiness`).to.equal(grpcPort);
-        expect(c.readinessProbe.grpc.service ?? '', `${service} readiness asks for the whole server`).to.equal('');
+        expect(containerPort(c, c.readinessProbe?.httpGet?.port), `${service} ops port is OPS_PORT`).to.equal(loadConfig({}).OPS_PORT);
+        expect(c.readinessProbe?.httpGet?.path, `${service} readiness`).to.equal('/readyz');
         // An outage makes a pod unready; restarting it would not bring the store or bus back.
-        expect(c.livenessProbe?.grpc, `${service} liveness`).to.deep.equal({ port: grpcPort, service: LIVENESS });
-        expect(c.startupProbe?.grpc, `${service} startup`).to.deep.equal({ port: grpcPort, service: LIVENESS });
+        expect(c.livenessProbe?.httpGet?.path, `${service} liveness`).to.equal('/healthz');
+        expect(c.startupProbe?.httpGet?.path, `${service} startup`).to.equal('/healthz');
       }
     });
 
