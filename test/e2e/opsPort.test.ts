@@ -23,7 +23,8 @@ describe('ops port of a distributed service (executor on NATS)', function () {
       executor = await startService('executor', { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', OPS_PORT: String(opsPort), TOCK_SECRET_KEY: TEST_SECRET_KEY }, /ops server listening/);
       const ops = `http://127.0.0.1:${opsPort}`;
       expect((await fetch(`${ops}/healthz`)).status).to.equal(200);
-      expect((await fetch(`${ops}/readyz`)).status).to.equal(200);
+      // Ready once its consumer runs (a moment after the port opens).
+      await waitFor(async () => (await fetch(`${ops}/readyz`)).status === 200, 15_000, 'ready');
       expect((await fetch(`${ops}/nothing`)).status).to.equal(404);
 
       const jobId = 900_000 + Math.floor(Math.random() * 99_999);
