@@ -1,4 +1,8 @@
-import type { EventStore, RecordedEvent, Subscription } from '../../shared/eventStore/eventStore.ts';
+import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
+import type { Logger } from '../../shared/log.ts';
+import type { Readiness } from '../../shared/readiness.ts';
+import { supervise, type Supervisor } from '../../shared/supervise.ts';
+import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import {
   batchDueAt,
   channelDecider,
@@ -42,18 +46,27 @@ export class NotifierView {
   private open = new Map<string, OpenNotification>();
   private position = -1n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
-  private subscription: Subscription | null = null;
+  private supervisor: Supervisor | null = null;
   constructor(private readonly now: () => number = Date.now) {}
   /** Called after each applied event: the dispatcher looks again for what is due. */
   onChange: () => void = () => undefined;
 
-  async start(store: EventStore, onError: (error: unknown) => void) {
-    this.subscription = store.subscribe({}, (event) => this.apply(event), onError);
-    await this.subscription.caughtUp;
+  /**
+   * Catches up, then stays subscribed: a subscription that fails is started again from the last
+   * event applied, with backoff (the notifier is unready meanwhile).
+   */
+  async start(store: EventStore, options: { log: Logger; readiness?: Readiness }) {
+    this.supervisor = supervise({
+      name: 'notifier view',
+      log: options.log,
+      readiness: options.readiness,
+      start: () => subscriptionRun(store, { fromPosition: this.position >= 0n ? this.position : undefined }, (event) => this.apply(event)),
+    });
+    await this.supervisor.started;
   }
 
   async stop() {
-    await this.subscription?.close();
+    await this.supervisor?.stop();
   }
 
   waitFor(position: bigint | null): Promise<void> {

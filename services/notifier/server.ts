@@ -75,7 +75,8 @@ export async function startNotifier(options: NotifierOptions) {
   await ensureTopology(bus, options.topology);
   const view = new NotifierView(() => clock.now());
   const started = Date.now();
-  await view.start(store, (error) => log.error('notifier view subscription failed', { error }));
+  const readiness = options.readiness ?? createReadiness(log);
+  await view.start(store, { log, readiness });
   log.info('notifier view rebuilt', { ms: Date.now() - started });
   const senders = createSenders({ smtp: options.smtp, allowNetworks: options.allowNetworks, publicUrl: options.publicUrl, telegramApi: options.telegramApi });
   const dispatcher = createDispatcher({
@@ -100,7 +101,7 @@ export async function startNotifier(options: NotifierOptions) {
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
     addService(server, NotifierService, notifierGrpcImpl(channels), log);
-    const unwatch = addHealthService(server, options.readiness ?? createReadiness(log), [NotifierService.typeName]);
+    const unwatch = addHealthService(server, readiness, [NotifierService.typeName]);
     const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('notifier listening', { address });
@@ -131,7 +132,7 @@ export async function startNotifier(options: NotifierOptions) {
 /** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
 export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
   const view = new NotifierView(() => options.clock.now());
-  await view.start(options.store, (error) => options.log.error('notifier view subscription failed', { error }));
+  await view.start(options.store, { log: options.log });
   const senders = createSenders(options);
   const server = createGrpcServer(options.credentials ?? {});
   addService(server, NotifierService, notifierGrpcImpl(createChannelService(options.store, view, options.clock, senders)), options.log);
