@@ -55,8 +55,10 @@ describe('fair share between accounts (embedded mode)', function () {
       console.log(`      the other account's runs: ${lateness.map((l) => `${l} ms`).join(', ')} late; the crowd's calls that reached the target: ${crowdCalls(at)} at the first second, ${crowdCalls(at + 1)} at the second`);
 
       expect(mine.map((a) => Number(a.scheduled)).sort(), "both of the other account's runs arrived").to.deep.equal([at, at + 1]);
-      // Loose on purpose (a shared machine); without the fair share the second run waits out the crowd's 5 s timeouts.
-      for (const l of lateness) expect(l).to.be.below(500);
+      // Without the fair share the other run waits out the crowd's 5 s timeouts. With it, measured
+      // 0.4-1.3 s here: not stalled, but later than the usual lateness (admitting the crowd's
+      // 10,000 runs still costs the instant); the bound says "not stalled", the figure above says how late.
+      for (const l of lateness) expect(l).to.be.below(3000);
       expect(crowdCalls(at) + crowdCalls(at + 1), 'the crowd is held to its share of calls in flight').to.be.at.most(SHARE);
       // Its second second found the crowd over what it may hold: recorded as skipped, with why.
       const logs = await waitFor(async () => {
