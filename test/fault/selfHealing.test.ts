@@ -60,7 +60,10 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
   let opsPort: number;
 
   before(async function () {
-    if (!existsSync(NATS_SERVER)) this.skip();
+    if (!existsSync(NATS_SERVER)) {
+      console.log(`      (skipped: no nats-server at ${NATS_SERVER}; the test starts and stops one of its own)`);
+      this.skip();
+    }
     nats = natsServer(await freePort(), natsDir);
     await nats.start();
     opsPort = await freePort();

@@ -49,7 +49,10 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
 
   it('kubectl kustomize builds it (skipped without kubectl)', function () {
     const run = spawnSync('kubectl', ['kustomize', MONITORING], { encoding: 'utf8' });
-    if (run.error) this.skip();
+    if (run.error) {
+      console.log('      (skipped: kubectl is not installed; the monitoring files are still checked above)');
+      this.skip();
+    }
     expect(run.status, run.stderr).to.equal(0);
     const kinds = (yaml.loadAll(run.stdout) as any[]).map((d) => d.kind);
     expect(kinds.filter((k) => k === 'ServiceMonitor')).to.have.length(6);
