@@ -10,6 +10,8 @@ import { attemptId, attemptOf, executionOf, failedExecution, fireAt, outcomeName
 import { EnvelopeError } from '../../shared/crypto/envelope.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import { createFairGate } from './fairGate.ts';
+import { createInstantQueue } from './instantQueue.ts';
+import { rememberOpened } from './openedSecrets.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
 import { recordRun, recordSkip } from './recordRun.ts';
 import { retryDelayMs, shouldRetry } from './retryPolicy.ts';
@@ -31,6 +33,8 @@ export interface ExecutorOptions {
 
 /** How many runs of one account may wait for a call slot, per slot: more are skipped, not held. */
 const WAITING_PER_SLOT = 10;
+/** Without a per-account limit, how many of one account's runs due together are built ahead of their instant. */
+const PREPARED_UNLIMITED = 1000;
 /** Without a per-account limit, how many runs of one account may wait before the rest are skipped. */
 const WAITING_UNLIMITED = 50_000;
 
@@ -40,7 +44,8 @@ const WAITING_UNLIMITED = 50_000;
  * redelivered run's event is stored once), and only then acks the due run.
  */
 export async function startExecutor(options: ExecutorOptions): Promise<Consumer> {
-  const { bus, leases, caller, clock, log, serverName, userAgent, accountConcurrency, secrets } = options;
+  const { bus, leases, caller, clock, log, serverName, userAgent, accountConcurrency } = options;
+  const secrets = options.secrets && rememberOpened(options.secrets);
   const gate = createFairGate({ perAccount: accountConcurrency, maxWaiting: accountConcurrency > 0 ? accountConcurrency * WAITING_PER_SLOT : WAITING_UNLIMITED });
   // One timer for every held run (not one each): thousands are held at the top of a minute.
   const held = new Map<BusMessage, number>();
@@ -55,20 +60,9 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   }, heartbeatMs / 2);
   heartbeat.unref();
   const stale = createStaleRuns();
-  // Runs waiting for their instant; stop() releases them (false) instead of waiting the lead out.
-  const waiting = new Set<(onTime: boolean) => void>();
-  const waitUntil = (due: number) =>
-    new Promise<boolean>((resolve) => {
-      const cancel = clock.setTimer(due, () => {
-        waiting.delete(release);
-        resolve(true);
-      });
-      const release = (onTime: boolean) => {
-        cancel();
-        resolve(onTime);
-      };
-      waiting.add(release);
-    });
+  // Runs wait for their instant here and leave round-robin across accounts; stop() releases them (false).
+  const instants = createInstantQueue({ clock });
+  const prepareAhead = accountConcurrency > 0 ? accountConcurrency : PREPARED_UNLIMITED;
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
     if (notice) stale.cancel(notice.jobId, notice.before, notice.retries === true);
@@ -135,6 +129,21 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     }
   };
 
+  /** The run's request, or why its secrets do not open (a key this executor lacks, or an altered value). */
+  const prepare = (run: DueRun) => {
+    try {
+      return requestFor(run, userAgent, secrets);
+    } catch (error) {
+      if (error instanceof EnvelopeError) return error;
+      throw error;
+    }
+  };
+  // The run fails, visibly, instead of calling without credentials.
+  const secretsFailed = async (run: DueRun, error: EnvelopeError) => {
+    log.warn('job secrets do not open', { jobId: String(run.target!.jobId), error: error.message });
+    await publish(run, failedExecution(run, serverName, clock.now(), `job secrets: ${error.message}`));
+  };
+
   const settle = async (msg: BusMessage, run: DueRun & { target: NonNullable<DueRun['target']> }) => {
     const known = called.get(attemptId(run));
     if (known !== undefined) {
@@ -146,28 +155,19 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     // Keep the message ours while we wait for its instant and while the call runs.
     held.set(msg, Date.now());
     try {
-      // Built while the run waits for its instant (it depends on the scheduled time only), so the
-      // top of a second spends its time on sending.
-      let spec: ReturnType<typeof requestFor>;
-      try {
-        spec = requestFor(run, userAgent, secrets);
-      } catch (error) {
-        if (!(error instanceof EnvelopeError)) throw error;
-        // A key this executor lacks (or an altered value): the run fails, visibly, instead of calling without credentials.
-        log.warn('job secrets do not open', { jobId: String(run.target.jobId), error: error.message });
-        await publish(run, failedExecution(run, serverName, clock.now(), `job secrets: ${error.message}`));
-        await msg.ack();
-        return;
-      }
       const due = fireAt(run);
-      if (due > clock.now()) {
-        // Its connection is opened while it waits, so the instant is spent sending.
-        const went = caller.expect(spec.url, due);
-        const onTime = await waitUntil(due);
-        went();
-        // Stopping before its instant: hand it back now for another replica (or the next start).
-        if (!onTime) return msg.nak();
-      }
+      const accountId = Number(run.target.accountId);
+      // Built while the run waits for its instant (it depends on the scheduled time only), so the
+      // instant is spent sending; its connection is opened meanwhile too. Only for as many of an
+      // account's runs as its share can call then: the rest may be skipped, and building theirs
+      // would hold back every other account's runs arriving behind them.
+      let spec = due > clock.now() && instants.waiting(due, accountId) < prepareAhead ? prepare(run) : undefined;
+      if (spec instanceof EnvelopeError) return (await secretsFailed(run, spec), msg.ack());
+      const went = spec ? caller.expect(spec.url, due) : undefined;
+      const onTime = await instants.wait(due, accountId);
+      went?.();
+      // Stopping before its instant: hand it back now for another replica (or the next start).
+      if (!onTime) return msg.nak();
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
       if (stale.isStale(Number(run.target.jobId), Number(run.plannedAt), run.manual, attemptOf(run) > 1)) {
         await msg.ack();
@@ -183,7 +183,6 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
         return;
       }
       try {
-        const accountId = Number(run.target.accountId);
         const release = await gate.enter(accountId);
         if (release === 'closed') return msg.nak();
         if (release === 'full') {
@@ -193,7 +192,10 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
           recordSkip();
         } else {
           try {
-            await finishCall(run, await caller.call(spec));
+            // A run past its account's share was not built ahead: built now it has a slot.
+            spec ??= prepare(run);
+            if (spec instanceof EnvelopeError) await secretsFailed(run, spec);
+            else await finishCall(run, await caller.call(spec));
           } finally {
             release();
           }
@@ -222,8 +224,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       await cancels.unsubscribe();
       const stopping = consumer.stop();
       gate.close();
-      for (const release of waiting) release(false);
-      waiting.clear();
+      instants.close();
       await stopping;
     },
   };

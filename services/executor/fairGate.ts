@@ -1,18 +1,18 @@
 /**
- * Fair share of one executor between accounts.
+ * Each account's share of one executor's calls.
  *
- * Runs that reach their instant together enter the gate and are admitted round-robin across
- * accounts, so one account's 10,000 runs due on a second do not stand in front of another
- * account's single run. An account may have `perAccount` calls in flight here; the rest of its
- * runs wait in its own queue while the other accounts go on. An account whose queue is already
- * `maxWaiting` long (its targets hang, or it has more runs than its share can serve) has its
- * further runs skipped instead of held: held runs count against the bus's limit of unacked
- * messages, which every account shares.
+ * An account may have `perAccount` calls in flight here; its further runs wait in its own queue
+ * (released in order as its calls end) while the other accounts go on. An account whose queue is
+ * already `maxWaiting` long (its targets hang, or it has more runs than its share can serve) has
+ * its further runs skipped instead of held: held runs count against the bus's limit of unacked
+ * messages, which every account shares. The order in which accounts reach the gate is the
+ * instant queue's (instantQueue.ts): round-robin across accounts.
  */
 export interface FairGate {
   /**
-   * A release function once the account may start a call; 'full' when its queue is too long
-   * (the run is skipped); 'closed' when the executor stops (the run goes back to the bus).
+   * A release function at once when the account has a free slot, or once one of its calls ends;
+   * 'full' when its queue is too long (the run is skipped); 'closed' when the executor stops (the
+   * run goes back to the bus).
    */
   enter(accountId: number): Promise<Release | 'full' | 'closed'>;
   /** Answers 'closed' to every run still waiting, and to every run that comes. */
@@ -24,12 +24,10 @@ export interface FairGate {
 export type Release = () => void;
 
 export interface FairGateOptions {
-  /** Calls in flight per account; 0: no limit (runs are still admitted round-robin). */
+  /** Calls in flight per account; 0: no limit. */
   perAccount: number;
   /** Runs that may wait for a slot per account before further ones are refused. */
   maxWaiting: number;
-  /** Runs the admission after the current turn of the event loop (tests pass their own). */
-  defer?: (fn: () => void) => void;
 }
 
 interface AccountLine {
@@ -39,79 +37,40 @@ interface AccountLine {
 
 export function createFairGate(options: FairGateOptions): FairGate {
   const { perAccount, maxWaiting } = options;
-  const defer = options.defer ?? setImmediate;
   const lines = new Map<number, AccountLine>();
-  // Accounts with waiting runs, in the order their turn comes.
-  let turns: number[] = [];
-  let scheduled = false;
   let closed = false;
 
-  const line = (accountId: number) => {
-    let l = lines.get(accountId);
-    if (!l) lines.set(accountId, (l = { inFlight: 0, waiting: [] }));
-    return l;
-  };
   const full = (l: AccountLine) => perAccount > 0 && l.inFlight >= perAccount;
-  const forget = (accountId: number, l: AccountLine) => {
-    if (l.inFlight === 0 && l.waiting.length === 0) lines.delete(accountId);
-  };
 
   const releaseOf = (accountId: number, l: AccountLine): Release => {
     let done = false;
     return () => {
       if (done) return;
       done = true;
+      const next = l.waiting.shift();
+      // The slot passes straight to the account's next run; the count stays.
+      if (next) return next(releaseOf(accountId, l));
       l.inFlight--;
-      if (l.waiting.length > 0) schedule();
-      else forget(accountId, l);
+      if (l.inFlight === 0) lines.delete(accountId);
     };
   };
-
-  // One account's run per turn, round after round, until nobody who waits may go.
-  const admit = () => {
-    scheduled = false;
-    let admitted = true;
-    while (admitted) {
-      admitted = false;
-      const next: number[] = [];
-      for (const accountId of turns) {
-        const l = lines.get(accountId);
-        if (!l || l.waiting.length === 0) continue;
-        if (!full(l)) {
-          l.inFlight++;
-          l.waiting.shift()!(releaseOf(accountId, l));
-          admitted = true;
-        }
-        if (l.waiting.length > 0) next.push(accountId);
-      }
-      turns = next;
-    }
-  };
-
-  function schedule() {
-    if (scheduled) return;
-    scheduled = true;
-    defer(admit);
-  }
 
   return {
     enter(accountId) {
       if (closed) return Promise.resolve('closed' as const);
-      const l = line(accountId);
-      if (l.waiting.length >= maxWaiting && full(l)) return Promise.resolve('full' as const);
-      return new Promise<Release | 'closed'>((resolve) => {
-        if (l.waiting.length === 0) turns.push(accountId);
-        l.waiting.push(resolve);
-        schedule();
-      });
+      let l = lines.get(accountId);
+      if (!l) lines.set(accountId, (l = { inFlight: 0, waiting: [] }));
+      if (!full(l)) {
+        l.inFlight++;
+        return Promise.resolve(releaseOf(accountId, l));
+      }
+      if (l.waiting.length >= maxWaiting) return Promise.resolve('full' as const);
+      const line = l;
+      return new Promise<Release | 'closed'>((resolve) => line.waiting.push(resolve));
     },
     close() {
       closed = true;
-      for (const [accountId, l] of lines) {
-        for (const resolve of l.waiting.splice(0)) resolve('closed');
-        forget(accountId, l);
-      }
-      turns = [];
+      for (const l of lines.values()) for (const resolve of l.waiting.splice(0)) resolve('closed');
     },
     load(accountId) {
       const l = lines.get(accountId);

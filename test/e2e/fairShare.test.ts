@@ -15,7 +15,8 @@ const SHARE = 200;
  * crowd must not make the other account's runs late. Without a share, the crowd's calls take
  * every connection the executor opens to that origin and the other run queues behind them for
  * 5 s; with it, the crowd keeps to its share of calls in flight, runs due together are admitted
- * round-robin between accounts, and runs beyond what the crowd may hold are skipped (recorded).
+ * round-robin between accounts at their instant, and runs beyond what the crowd may hold are
+ * skipped (recorded).
  */
 describe('fair share between accounts (embedded mode)', function () {
   this.timeout(120_000);
@@ -55,10 +56,11 @@ describe('fair share between accounts (embedded mode)', function () {
       console.log(`      the other account's runs: ${lateness.map((l) => `${l} ms`).join(', ')} late; the crowd's calls that reached the target: ${crowdCalls(at)} at the first second, ${crowdCalls(at + 1)} at the second`);
 
       expect(mine.map((a) => Number(a.scheduled)).sort(), "both of the other account's runs arrived").to.deep.equal([at, at + 1]);
-      // Without the fair share the other run waits out the crowd's 5 s timeouts. With it, measured
-      // 0.4-1.3 s here: not stalled, but later than the usual lateness (admitting the crowd's
-      // 10,000 runs still costs the instant); the bound says "not stalled", the figure above says how late.
-      for (const l of lateness) expect(l).to.be.below(3000);
+      // Without the fair share the other run waits out the crowd's 5 s timeouts. With a share but
+      // runs taken in the order they came (one timer each), it came 0.35-1.3 s late here: behind the
+      // crowd's 10,000 requests built and admitted first. Taking turns across accounts at the instant,
+      // 7-106 ms, within the usual lateness (the on-time test's p99 on this machine: 150-250 ms).
+      for (const l of lateness) expect(l).to.be.below(300);
       expect(crowdCalls(at) + crowdCalls(at + 1), 'the crowd is held to its share of calls in flight').to.be.at.most(SHARE);
       // Its second second found the crowd over what it may hold: recorded as skipped, with why.
       const logs = await waitFor(async () => {

@@ -27,7 +27,11 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
       const start = Math.ceil(Date.now() / 1000);
       const first = start + WARM_UP;
       const last = first + SECONDS - 1;
+      // Tock's CPU (both threads of this process; the target is another process) over the measured seconds.
+      await new Promise((r) => setTimeout(r, first * 1000 - Date.now()));
+      const cpu0 = process.cpuUsage();
       await new Promise((r) => setTimeout(r, (last + 1) * 1000 - Date.now()));
+      const cpu = process.cpuUsage(cpu0);
       let received: Arrival[] = [];
       await waitFor(async () => {
         received = await target.arrivals();
@@ -47,6 +51,7 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
       const figures = figuresOf(window);
       const warmUp = figuresOf(all.filter((r) => Number(r.scheduled) < first));
       console.log(`      lateness over the ${figures.runs} runs of ${SECONDS} s: ${show(figures)} (the ${WARM_UP} s of warm-up before: ${show(warmUp)})`);
+      console.log(`      CPU per run: ${((cpu.user + cpu.system) / (JOBS * SECONDS)).toFixed(0)} µs (user ${(cpu.user / (JOBS * SECONDS)).toFixed(0)}, system ${(cpu.system / (JOBS * SECONDS)).toFixed(0)}), this process's two threads`);
 
       expect(perOccurrence.size, 'every occurrence arrived').to.equal(JOBS * (WARM_UP + SECONDS));
       expect([...perOccurrence.values()].every((n) => n === 1), 'no occurrence arrived twice').to.equal(true);
