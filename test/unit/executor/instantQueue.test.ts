@@ -56,16 +56,16 @@ describe('runs waiting for their instant', () => {
     expect(q.left).to.have.length(100);
   });
 
-  it('leave in slices a macrotask apart, the first slice holding every account', async () => {
+  it('leave in slices a macrotask apart, each twice the last, the first holding every account', async () => {
     const q = recordedQueue(2);
-    for (let i = 1; i <= 4; i++) void q.wait(T0 + 1000, 1, `a${i}`);
+    for (let i = 1; i <= 8; i++) void q.wait(T0 + 1000, 1, `a${i}`);
     void q.wait(T0 + 1000, 2, 'b1');
     await q.clock.advance(1000);
     expect(q.left).to.deep.equal(['a1', 'b1']);
     await q.next();
-    expect(q.left).to.deep.equal(['a1', 'b1', 'a2', 'a3']);
+    expect(q.left).to.deep.equal(['a1', 'b1', 'a2', 'a3', 'a4', 'a5']);
     await q.next();
-    expect(q.left).to.deep.equal(['a1', 'b1', 'a2', 'a3', 'a4']);
+    expect(q.left).to.deep.equal(['a1', 'b1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7', 'a8']);
   });
 
   it('let runs whose instant has passed leave on the next turn, round-robin among themselves', async () => {
