@@ -4,6 +4,8 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
@@ -19,6 +21,8 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: required to run the notifier on its own (e.g. nats://127.0.0.1:4222)\n');
   process.exit(1);
 }
+// Refuses to start without a key: channel URLs, bot tokens and signing secrets are sealed at rest.
+const secrets = secretBox(loadKeyringOrExit(config, { service: 'notifier' }));
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const readiness = createReadiness(log);
 const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readiness, log, auth: natsAuthOrExit(config, 'notifier') }).then(measuredBus, (error: unknown) => {
@@ -29,6 +33,7 @@ const store = openStore(config);
 const notifier = await startNotifier({
   readiness,
   store,
+  secrets,
   bus,
   clock: systemClock,
   log,
