@@ -58,7 +58,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const credentials = loopbackCredentials();
   // One readiness for the process: every service's conditions decide the gateway's /readyz.
   const readiness = createReadiness(log);
-  const unwatchStore = watchStore(store, readiness, { log });
+  const unwatchStore = watchStore(store, readiness);
 
   const jobs = await startJobsServer({
     store,

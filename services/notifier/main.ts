@@ -11,6 +11,7 @@ import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startNotifier } from './server.ts';
 
@@ -30,6 +31,8 @@ const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readi
   process.exit(1);
 });
 const store = openStore(config);
+// Deliveries are claimed and recorded in the store: unready while it refuses writes.
+const unwatchStore = watchStore(store, readiness);
 const notifier = await startNotifier({
   readiness,
   store,
@@ -55,6 +58,7 @@ const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT,
 onShutdown(log, async () => {
   await ops.stop();
   await notifier.stop();
+  unwatchStore();
   await bus.close();
   await store.close();
 });
