@@ -46,8 +46,13 @@ describe('self-healing: PostgreSQL (event store and logs) restarts under load, e
     postgres = await startPrivatePostgres();
     nats = natsServer(await freePort(), natsDir, NATS_SERVER);
     await nats.start();
-    [ops.executor, ops.notifier] = await Promise.all([freePort(), freePort()]);
+    const [notifierPort, executorOps, notifierOps] = await Promise.all([freePort(), freePort(), freePort()]);
+    ops.executor = executorOps;
+    ops.notifier = notifierOps;
     env = await distributedEnv(dataDir, {
+      // Not the default port: other suites on this machine may hold it.
+      NOTIFIER_GRPC_PORT: String(notifierPort),
+      NOTIFIER_ADDR: `127.0.0.1:${notifierPort}`,
       NATS_URL: nats.url,
       EVENTSTORE_URL: `${postgres.url}?schema=tock`,
       LOGS_DB_URL: `${postgres.url}?schema=tock_logs`,
@@ -104,11 +109,15 @@ describe('self-healing: PostgreSQL (event store and logs) restarts under load, e
       const down = Date.now();
       postgres!.stop();
       await sleep(3000); // the probes' period plus a failed store probe
+      const timed = async (call: ReturnType<typeof api.call>) => {
+        const started = Date.now();
+        return { ...(await call), ms: Date.now() - started };
+      };
       const during = {
-        add: await api.call('cron_add', { url: `${target.url}/late`, expression: 'manual' }),
-        edit: await api.call('cron_edit', { id: added[0]!.id, name: 'renamed in the outage' }),
-        logs: await api.call('cron_logs', { id: added[0]!.id }),
-        list: await api.call('cron_list', {}),
+        add: await timed(api.call('cron_add', { url: `${target.url}/late`, expression: 'manual' })),
+        edit: await timed(api.call('cron_edit', { id: added[0]!.id, name: 'renamed in the outage' })),
+        logs: await timed(api.call('cron_logs', { id: added[0]!.id })),
+        list: await timed(api.call('cron_list', {})),
       };
       await sleep(Math.max(0, down + OUTAGE_MS - Date.now()));
       const unreadyDuring = Object.fromEntries(Object.entries(probes.history).map(([name, h]) => [name, h.some((e) => !e.ready && e.at >= down)]));
@@ -170,7 +179,7 @@ describe('self-healing: PostgreSQL (event store and logs) restarts under load, e
         .map(([name, h]) => `${name}: ${h.map((e) => `${e.ready ? 'up' : 'down'}@${((e.at - down) / 1000).toFixed(1)}s`).join(' ')}`)
         .join('\n        ');
       console.log(`      ${calls.length} calls for ${expected} occurrences (${last - first + 1} s x ${JOBS} jobs), ${doubled.length} doubled; ${runIds.size} runs, all logged once`);
-      console.log(`      during the outage: ${Object.entries(during).map(([fn, a]) => `${fn} ${a.http}`).join(', ')}; all ready ${recoveredMs} ms after PostgreSQL was back`);
+      console.log(`      during the outage: ${Object.entries(during).map(([fn, a]) => `${fn} ${a.http} in ${a.ms} ms`).join(', ')}; all ready ${recoveredMs} ms after PostgreSQL was back`);
       console.log(`      readiness (seconds from the stop; start at ${((up - down) / 1000).toFixed(1)}s):\n        ${transitions}`);
 
       expect(perOccurrence.size, 'occurrences run').to.equal(expected);
