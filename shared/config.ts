@@ -83,8 +83,9 @@ const schema = z.object({
     .transform((v) => (v ? v : undefined))
     .refine((v) => v === undefined || /^[A-Za-z0-9]{32}$/.test(v), { message: 'must be exactly 32 characters from A-Z, a-z, 0-9' }),
   TOCK_RATE_LIMIT: rateLimit,
-  // Job secrets at rest (passwords, URL credentials, header values): the AES-256 key, 32 bytes in
-  // base64 or hex, and/or a file of keys for rotation. Read by the jobs service and the executors.
+  // Job and channel secrets at rest (passwords, URL credentials, header values, chat URLs, bot
+  // tokens, signing secrets): the AES-256 key, 32 bytes in base64 or hex, and/or a file of keys
+  // for rotation. Read by the jobs service, the executors and the notifier.
   TOCK_SECRET_KEY: z
     .string()
     .optional()

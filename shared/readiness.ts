@@ -59,3 +59,50 @@ export function createReadiness(log?: Logger): Readiness {
     },
   };
 }
+
+export interface WatchOptions {
+  /** Time between probes (default 1 s). */
+  everyMs?: number;
+  /** A probe slower than this counts as a failure (default 2 s). */
+  timeoutMs?: number;
+  /** Words before the failure's message in /readyz (e.g. "writes fail"). */
+  failing?: string;
+}
+
+/**
+ * Keeps `condition` equal to whether `probe` succeeds: run every `everyMs`, a probe slower than
+ * `timeoutMs` failing. What a store or database behind a service needs, so that readiness goes
+ * false while it is away and true again once it answers, with no restart. Returns a stop function.
+ */
+export function watchCondition(readiness: Readiness, condition: string, probe: () => Promise<unknown>, options: WatchOptions = {}) {
+  const everyMs = options.everyMs ?? 1000;
+  const timeoutMs = options.timeoutMs ?? 2000;
+  const failing = options.failing ?? 'unreachable';
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  // At most one probe at a time: a slow one is waited for again, never piled on.
+  let inFlight: Promise<unknown> | null = null;
+  const check = async () => {
+    let timeout: NodeJS.Timeout | undefined;
+    try {
+      inFlight ??= probe().finally(() => (inFlight = null));
+      await Promise.race([
+        inFlight,
+        new Promise((_, reject) => (timeout = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs))),
+      ]);
+      if (!stopped) readiness.set(condition, true);
+    } catch (error) {
+      if (!stopped) readiness.set(condition, false, `${failing}: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      clearTimeout(timeout);
+      // check catches everything itself: nothing to await or handle here.
+      if (!stopped) timer = setTimeout(() => void check(), everyMs);
+    }
+  };
+  void check();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    readiness.clear(condition);
+  };
+}

@@ -1,10 +1,12 @@
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { eventStoreUrl, openStore } from '../../shared/openStore.ts';
 import { startChannelsServer } from '../notifier/server.ts';
 import { channelsCommand } from './channelsCommand.ts';
 import type { Io } from './io.ts';
@@ -24,10 +26,13 @@ export async function adminChannels(args: string[], io: Io): Promise<number> {
       notifier.close();
     }
   }
+  // Channels added here are sealed with the key the notifier uses (embedded mode's own in DATA_DIR).
+  const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'notifier' }));
   const store = openStore(config);
   const { service: credentials } = loopbackCredentials();
   const server = await startChannelsServer({
     store,
+    secrets,
     clock: systemClock,
     log,
     address: '127.0.0.1:0',

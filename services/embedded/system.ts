@@ -47,7 +47,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
   const store = openStore(config);
-  // Job secrets are sealed at rest; with no key configured, embedded mode keeps its own in DATA_DIR.
+  // Job and channel secrets are sealed at rest; with no key configured, embedded mode keeps its own in DATA_DIR.
   const keyring = loadKeyring(config, { generateIn: config.DATA_DIR });
   const secrets = secretBox(keyring);
   const bus = measuredBus(createInProcessBus({ clock }));
@@ -58,7 +58,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const credentials = loopbackCredentials();
   // One readiness for the process: every service's conditions decide the gateway's /readyz.
   const readiness = createReadiness(log);
-  const unwatchStore = watchStore(store, readiness, { log });
+  const unwatchStore = watchStore(store, readiness);
 
   const jobs = await startJobsServer({
     store,
@@ -84,6 +84,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const planner = await startPlanner({ store, bus, readiness, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
   const notifier = await startNotifier({
     store,
+    secrets,
     bus,
     clock,
     log: log.child({ component: 'notifier' }),

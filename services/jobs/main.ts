@@ -24,7 +24,7 @@ const credentials = grpcCredentialsOrExit(config, 'service', log);
 const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 const store = openStore(config);
 const readiness = createReadiness(log);
-const unwatchStore = watchStore(store, readiness, { log });
+const unwatchStore = watchStore(store, readiness);
 // Without a bus the service still serves every command; it just cannot count execution outcomes.
 const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-jobs', readiness, log, auth: natsAuthOrExit(config, 'jobs') })) : undefined;
 if (bus) await ensureTopology(bus);

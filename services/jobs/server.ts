@@ -12,7 +12,8 @@ import { consumeExecutions } from './executionConsumer.ts';
 import { adminGrpcImpl, jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
 import { JobsView } from './jobsView.ts';
-import { sealingStore } from './sealingStore.ts';
+import { jobSealings } from './jobSealings.ts';
+import { sealingStore } from '../../shared/eventStore/sealingStore.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 
 export interface StartJobsOptions {
@@ -47,7 +48,7 @@ const hostOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
  */
 export async function startJobsServer(options: StartJobsOptions) {
   const { clock, log } = options;
-  const store = options.secrets ? sealingStore(options.store, options.secrets) : options.store;
+  const store = options.secrets ? sealingStore(options.store, jobSealings(options.secrets), { openSubscriptions: true }) : options.store;
   const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
   const service = createJobsService(store, view, clock);

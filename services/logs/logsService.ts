@@ -7,7 +7,7 @@ import { addService, createGrpcServer, startServer, stopServer } from '../../sha
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
-import { createReadiness, type Readiness } from '../../shared/readiness.ts';
+import { createReadiness, watchCondition, type Readiness } from '../../shared/readiness.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
 import type { LogsView, LogsViewOptions } from './logsView.ts';
@@ -69,7 +69,11 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
     const durable = await durableOf(view);
     consumer = await bus.consume({ ...CONSUMERS.logs, durable, deliverPolicy: 'all' }, createRecorder(view, log));
     addService(server, LogsService, logsGrpcImpl(view), log);
-    const unwatch = addHealthService(server, options.readiness ?? createReadiness(log), [LogsService.typeName]);
+    const readiness = options.readiness ?? createReadiness(log);
+    const unwatch = addHealthService(server, readiness, [LogsService.typeName]);
+    // Unready while the database does not answer (a PostgreSQL restart): executions wait on the
+    // bus meanwhile (redelivered after a failed write), and cron_logs would fail.
+    const unwatchDb = watchCondition(readiness, 'logs database', () => view.getMeta(DURABLE_KEY), { failing: 'queries fail' });
     const port = await startServer(server, options.address, options.credentials ?? {});
     const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
     log.info('logs service listening', { address, durable, size: await view.size() });
@@ -80,6 +84,7 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
       async stop() {
         // Consumer first: in-flight batches commit and ack before the database closes.
         await consumer?.stop();
+        unwatchDb();
         unwatch();
         await stopServer(server);
         await view.close();

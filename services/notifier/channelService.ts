@@ -4,7 +4,9 @@ import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { handleCommand } from '../../shared/eventStore/handleCommand.ts';
 import { createIdAllocator } from '../../shared/eventStore/ids.ts';
+import type { Sealer } from '../../shared/job/index.ts';
 import { channelDecider, channelStream, type Channel, type ChannelAddress, type ChannelCommand, type Trigger } from '../../shared/notify/index.ts';
+import { openChannel } from '../../shared/notify/channelSecrets.ts';
 import type { NotifierView } from './notifierView.ts';
 import type { SendOutcome, Senders } from './senders.ts';
 
@@ -24,7 +26,7 @@ export function testTrigger(accountId: number, now: number): Trigger {
 }
 
 /** channel_list, channel_add, channel_edit, channel_delete, channel_test: an account's channels. */
-export function createChannelService(store: EventStore, view: NotifierView, clock: Clock, senders: Senders) {
+export function createChannelService(store: EventStore, view: NotifierView, clock: Clock, senders: Senders, secrets: Sealer) {
   const ids = createIdAllocator(store);
   const now = () => clock.now();
 
@@ -41,7 +43,18 @@ export function createChannelService(store: EventStore, view: NotifierView, cloc
   };
 
   return {
-    list: (accountId: number) => view.channelsOf(accountId),
+    /**
+     * The account's channels, opened only for the answer's masked form (a URL's host, a bot
+     * token's last characters); one that does not open stays sealed and is masked whole.
+     */
+    list: (accountId: number) =>
+      view.channelsOf(accountId).map((c) => {
+        try {
+          return openChannel(c, secrets);
+        } catch {
+          return c;
+        }
+      }),
 
     /** The new channel, with its signing secret (webhooks): the only time the secret is shown. */
     async add(accountId: number, input: { type: string; name: string; address: ChannelAddress }): Promise<Channel> {

@@ -4,11 +4,14 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { secretBox } from '../../shared/crypto/envelope.ts';
+import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { openStore } from '../../shared/openStore.ts';
+import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startNotifier } from './server.ts';
 
@@ -19,6 +22,8 @@ if (!config.NATS_URL) {
   process.stderr.write('config error: NATS_URL: required to run the notifier on its own (e.g. nats://127.0.0.1:4222)\n');
   process.exit(1);
 }
+// Refuses to start without a key: channel URLs, bot tokens and signing secrets are sealed at rest.
+const secrets = secretBox(loadKeyringOrExit(config, { service: 'notifier' }));
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const readiness = createReadiness(log);
 const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readiness, log, auth: natsAuthOrExit(config, 'notifier') }).then(measuredBus, (error: unknown) => {
@@ -26,9 +31,12 @@ const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readi
   process.exit(1);
 });
 const store = openStore(config);
+// Deliveries are claimed and recorded in the store: unready while it refuses writes.
+const unwatchStore = watchStore(store, readiness);
 const notifier = await startNotifier({
   readiness,
   store,
+  secrets,
   bus,
   clock: systemClock,
   log,
@@ -50,6 +58,7 @@ const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT,
 onShutdown(log, async () => {
   await ops.stop();
   await notifier.stop();
+  unwatchStore();
   await bus.close();
   await store.close();
 });

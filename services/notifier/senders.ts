@@ -2,7 +2,9 @@ import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import { Agent, request } from 'undici';
 import { createEgressGuard, isEgressRefused } from '../../shared/egressGuard.ts';
+import type { Sealer } from '../../shared/job/index.ts';
 import { emailMessage, httpMessage, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
+import { openChannel } from '../../shared/notify/channelSecrets.ts';
 
 export interface SmtpSettings {
   host: string;
@@ -33,6 +35,8 @@ export interface SendersOptions {
   publicUrl?: string;
   telegramApi?: string;
   timeoutMs?: number;
+  /** Opens the channel's sealed secrets, here only, for the request that needs them. */
+  secrets: Sealer;
 }
 
 /** `Retry-After`: seconds, or an HTTP date. */
@@ -99,8 +103,14 @@ export function createSenders(options: SendersOptions): Senders {
   };
 
   return {
-    send(channel, triggers, now) {
+    async send(sealed, triggers, now) {
       const ctx: MessageContext = { now, publicUrl: options.publicUrl, telegramApi: options.telegramApi };
+      let channel: Channel;
+      try {
+        channel = openChannel(sealed, options.secrets);
+      } catch (error) {
+        return { ok: false, error: `the channel's address cannot be opened: ${(error as Error).message}; edit the channel or give the notifier that key`, retryAfterMs: null };
+      }
       return channel.type === 'email' ? sendEmail(channel, triggers, ctx) : sendHttp(channel, triggers, ctx);
     },
     async close() {

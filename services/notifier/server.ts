@@ -2,6 +2,8 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import type { Bus, Consumer } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { sealingStore } from '../../shared/eventStore/sealingStore.ts';
+import type { Sealer } from '../../shared/job/index.ts';
 import { NotificationSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { addService, createGrpcServer, startServer, stopServer } from '../../shared/grpc/bridge.ts';
@@ -11,6 +13,7 @@ import { createReadiness, type Readiness } from '../../shared/readiness.ts';
 import type { Logger } from '../../shared/log.ts';
 import { notifications } from '../../shared/metrics.ts';
 import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
+import { channelSealing } from '../../shared/notify/channelSecrets.ts';
 import { ensureTopology, notificationSubject, type TopologyOptions } from '../../shared/topology.ts';
 import { createChannelService } from './channelService.ts';
 import { createDispatcher } from './dispatcher.ts';
@@ -23,6 +26,8 @@ export interface NotifierOptions {
   /** The process's readiness, served by the gRPC health service; a new one when absent. */
   readiness?: Readiness;
   store: EventStore;
+  /** Seals channel secrets (URLs, bot tokens, signing secrets) in the store; opened only to send (and to mask). */
+  secrets: Sealer;
   bus: Bus;
   clock: Clock;
   log: Logger;
@@ -66,19 +71,26 @@ const toProtoNotification = (n: NotificationDecided) =>
   });
 
 /**
+ * The store as the notifier uses it: channel secrets sealed on append and opened when a command
+ * reads its stream; the view's subscription gets them sealed, so they stay sealed in memory.
+ */
+const channelStore = (store: EventStore, secrets: Sealer) => sealingStore(store, { channel: channelSealing(secrets) });
+
+/**
  * The notifier: rebuilds its view from the event store, consumes execution events, merges and
  * delivers notifications, publishes each decided one on the bus, and serves NotifierService
  * (the channel functions) over gRPC. Any number of replicas may run against one store and bus.
  */
 export async function startNotifier(options: NotifierOptions) {
-  const { store, bus, clock, log } = options;
+  const { bus, clock, log } = options;
+  const store = channelStore(options.store, options.secrets);
   await ensureTopology(bus, options.topology);
   const view = new NotifierView(() => clock.now());
   const started = Date.now();
   const readiness = options.readiness ?? createReadiness(log);
   await view.start(store, { log, readiness });
   log.info('notifier view rebuilt', { ms: Date.now() - started });
-  const senders = createSenders({ smtp: options.smtp, allowNetworks: options.allowNetworks, publicUrl: options.publicUrl, telegramApi: options.telegramApi });
+  const senders = createSenders({ smtp: options.smtp, allowNetworks: options.allowNetworks, publicUrl: options.publicUrl, telegramApi: options.telegramApi, secrets: options.secrets });
   const dispatcher = createDispatcher({
     store,
     view,
@@ -95,7 +107,7 @@ export async function startNotifier(options: NotifierOptions) {
       await bus.publish(notificationSubject(n.accountId, kind), toBinary(NotificationSchema, toProtoNotification(n)), { msgId: n.id });
     },
   });
-  const channels = createChannelService(store, view, clock, senders);
+  const channels = createChannelService(store, view, clock, senders, options.secrets);
   const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
@@ -130,12 +142,13 @@ export async function startNotifier(options: NotifierOptions) {
 }
 
 /** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
-export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
+export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'secrets' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
+  const store = channelStore(options.store, options.secrets);
   const view = new NotifierView(() => options.clock.now());
-  await view.start(options.store, { log: options.log });
+  await view.start(store, { log: options.log });
   const senders = createSenders(options);
   const server = createGrpcServer(options.credentials ?? {});
-  addService(server, NotifierService, notifierGrpcImpl(createChannelService(options.store, view, options.clock, senders)), options.log);
+  addService(server, NotifierService, notifierGrpcImpl(createChannelService(store, view, options.clock, senders, options.secrets)), options.log);
   const port = await startServer(server, options.address, options.credentials ?? {});
   return {
     address: `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`,

@@ -23,7 +23,7 @@ const log = createLogger('planner', {}, config.LOG_LEVEL);
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const store = openStore(config);
 const readiness = createReadiness(log);
-const unwatchStore = watchStore(store, readiness, { log });
+const unwatchStore = watchStore(store, readiness);
 let bus: Bus;
 try {
   bus = await connectNatsBus(config.NATS_URL, { name: 'tock-planner', readiness, log, auth: natsAuthOrExit(config, 'planner') });

@@ -66,7 +66,7 @@ export function loadKeyring(settings: KeySettings, options: { generateIn?: strin
   }
   if (entries.length === 0) {
     const who = options.service ? `the ${options.service} service` : 'this service';
-    throw new ConfigError([`TOCK_SECRET_KEY: required by ${who} (job secrets are encrypted at rest); set it or TOCK_SECRET_KEY_FILE`]);
+    throw new ConfigError([`TOCK_SECRET_KEY: required by ${who} (job and channel secrets are encrypted at rest); set it or TOCK_SECRET_KEY_FILE`]);
   }
   try {
     return createKeyring(entries);

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import type { EventHandler, RecordedEvent, SubscribeOptions, Subscription } from './eventStore.ts';
+import { runSubscription } from './subscriptionLoop.ts';
 
 export const PAGE_SIZE = 256;
 const RECONNECT_MIN_MS = 100;
@@ -109,56 +110,38 @@ export interface PageSource {
 }
 
 export function startSubscription(source: PageSource, options: SubscribeOptions, handler: EventHandler, onError?: (error: unknown) => void): Subscription {
-  const { listener, subscriptions } = source;
+  const { listener } = source;
   let checkpoint = options.fromPosition ?? 0n;
-  let stopped = false;
-  let interrupt: (() => void) | undefined;
-  let markCaughtUp!: () => void;
-  const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
-
-  const running = (async () => {
-    await source.ready();
-    // While the handler works through a full page, the next one is already being read.
-    let ahead: { version: number; page: Promise<RecordedEvent[]> } | undefined;
-    const read = (after: bigint) => {
-      // The version is taken before the read: a NOTIFY arriving meanwhile must not be slept through.
-      const next = { version: listener.version, page: source.readPage(options, after) };
-      next.page.catch(() => undefined); // a failure surfaces where the page is awaited
-      return next;
-    };
-    while (!stopped) {
-      const current = ahead ?? read(checkpoint);
-      const version = current.version;
-      const events = await current.page;
-      ahead = events.length === PAGE_SIZE ? read(events[PAGE_SIZE - 1]!.position) : undefined;
-      for (const event of events) {
-        if (stopped) return;
-        await handler(event);
-        checkpoint = event.position;
+  return runSubscription(
+    source.subscriptions,
+    async (state) => {
+      await source.ready();
+      // While the handler works through a full page, the next one is already being read.
+      let ahead: { version: number; page: Promise<RecordedEvent[]> } | undefined;
+      const read = (after: bigint) => {
+        // The version is taken before the read: a NOTIFY arriving meanwhile must not be slept through.
+        const next = { version: listener.version, page: source.readPage(options, after) };
+        next.page.catch(() => undefined); // a failure surfaces where the page is awaited
+        return next;
+      };
+      while (!state.stopped) {
+        const current = ahead ?? read(checkpoint);
+        const version = current.version;
+        const events = await current.page;
+        ahead = events.length === PAGE_SIZE ? read(events[PAGE_SIZE - 1]!.position) : undefined;
+        for (const event of events) {
+          if (state.stopped) return;
+          await handler(event);
+          checkpoint = event.position;
+        }
+        if (events.length < PAGE_SIZE) {
+          state.markCaughtUp();
+          if (state.stopped) return; // close() came during the read: there is no wait to interrupt
+          await listener.wait(version, (wake) => (state.interrupt = wake));
+          state.interrupt = undefined;
+        }
       }
-      if (events.length < PAGE_SIZE) {
-        markCaughtUp();
-        if (stopped) return; // close() came during the read: there is no wait to interrupt
-        await listener.wait(version, (wake) => (interrupt = wake));
-        interrupt = undefined;
-      }
-    }
-  })().catch((error) => {
-    // The handler's own errors reach onError untouched; store failures arrive already translated.
-    stopped = true;
-    if (onError) onError(error);
-    else console.error('event store subscription stopped:', error);
-  });
-
-  const subscription: Subscription = {
-    caughtUp,
-    async close() {
-      stopped = true;
-      interrupt?.();
-      await running;
-      subscriptions.delete(subscription);
     },
-  };
-  subscriptions.add(subscription);
-  return subscription;
+    onError,
+  );
 }

@@ -5,6 +5,7 @@
  */
 import { timeSlicer } from '../timeSlice.ts';
 import type { EventHandler, RecordedEvent, SubscribeOptions, Subscription } from './eventStore.ts';
+import { runSubscription, type LoopState } from './subscriptionLoop.ts';
 
 export const PAGE_SIZE = 256;
 
@@ -56,65 +57,48 @@ export function startSubscription<Row extends { position: number }>(
   handler: EventHandler,
   onError?: (error: unknown) => void,
 ): Subscription {
-  const { notifier, memory, pollIntervalMs, toRecorded, subscriptions } = source;
+  const { notifier, memory, pollIntervalMs, toRecorded } = source;
   let checkpoint = Number(options.fromPosition ?? 0n);
-  let stopped = false;
-  let interrupt: (() => void) | undefined;
-  let markCaughtUp!: () => void;
-  const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
 
   // Resolves on the next append in this process, the next poll tick (files only), or close.
-  const waitForAppends = (seenVersion: number) =>
+  const waitForAppends = (state: LoopState, seenVersion: number) =>
     new Promise<void>((resolve) => {
-      if (stopped || notifier.version !== seenVersion) return resolve();
+      if (state.stopped || notifier.version !== seenVersion) return resolve();
       const timer = memory ? undefined : setTimeout(done, pollIntervalMs);
       function done() {
         clearTimeout(timer);
         notifier.waiters.delete(done);
-        interrupt = undefined;
+        state.interrupt = undefined;
         resolve();
       }
       notifier.waiters.add(done);
-      interrupt = done;
+      state.interrupt = done;
     });
 
   // Handlers may be costly (a schedule to plan per job event): a page is handled in time slices.
   const slice = timeSlicer();
-  const running = (async () => {
-    while (!stopped) {
-      // Taken before the read: an append landing while handlers run must not be slept through.
-      const version = notifier.version;
-      const rows = source.readPage(options, checkpoint);
-      for (const row of rows) {
-        if (stopped) return;
-        await handler(toRecorded(row));
-        checkpoint = row.position;
-        await slice();
+  return runSubscription(
+    source.subscriptions,
+    async (state) => {
+      while (!state.stopped) {
+        // Taken before the read: an append landing while handlers run must not be slept through.
+        const version = notifier.version;
+        const rows = source.readPage(options, checkpoint);
+        for (const row of rows) {
+          if (state.stopped) return;
+          await handler(toRecorded(row));
+          checkpoint = row.position;
+          await slice();
+        }
+        if (rows.length < PAGE_SIZE) {
+          state.markCaughtUp();
+          await waitForAppends(state, version);
+        } else {
+          // Reads are synchronous: without a macrotask break a long catch-up would starve timers and I/O.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
-      if (rows.length < PAGE_SIZE) {
-        markCaughtUp();
-        await waitForAppends(version);
-      } else {
-        // Reads are synchronous: without a macrotask break a long catch-up would starve timers and I/O.
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    }
-  })().catch((error) => {
-    // The handler's own errors reach onError untouched; store failures arrive already translated.
-    stopped = true;
-    if (onError) onError(error);
-    else console.error('event store subscription stopped:', error);
-  });
-
-  const subscription: Subscription = {
-    caughtUp,
-    async close() {
-      stopped = true;
-      interrupt?.();
-      await running;
-      subscriptions.delete(subscription);
     },
-  };
-  subscriptions.add(subscription);
-  return subscription;
+    onError,
+  );
 }

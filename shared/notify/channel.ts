@@ -1,3 +1,4 @@
+import { isSealed } from '../crypto/envelope.ts';
 import { AppError } from '../errors.ts';
 import type { Decider } from '../eventStore/handleCommand.ts';
 
@@ -95,13 +96,15 @@ function checkName(name: string): string {
   return trimmed;
 }
 
-const masked = (secret: string) => (secret.length <= 4 ? '****' : `****${secret.slice(-4)}`);
+// A value still sealed (its key missing) is masked whole: its last characters are ciphertext.
+const masked = (secret: string) => (secret.length <= 4 || isSealed(secret) ? '****' : `****${secret.slice(-4)}`);
 
 /** The address as an API answer shows it: an email in full, everything else masked. */
 export function maskAddress(channel: Pick<Channel, 'type' | 'address'>): ChannelAddress {
   const { address } = channel;
   if (channel.type === 'email') return { email: address.email };
   if (channel.type === 'telegram') return { botToken: masked(address.botToken ?? ''), chatId: address.chatId };
+  if (isSealed(address.url ?? '')) return { url: '****' };
   try {
     const url = new URL(address.url ?? '');
     return { url: `${url.protocol}//${url.host}/****` };

@@ -16,7 +16,7 @@ import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { startNotifier } from '../../services/notifier/server.ts';
-import { createJob, eventually, execute, startReceiver } from '../integration/notifier/harness.ts';
+import { createJob, eventually, execute, startReceiver, testSecrets } from '../integration/notifier/harness.ts';
 
 const FAILURES = 2000;
 const SUCCESSES = 20_000;
@@ -34,6 +34,7 @@ const yardstick = FAILURES / ((performance.now() - t) / 1000);
 const receiver = await startReceiver();
 const notifier = await startNotifier({
   store,
+  secrets: testSecrets,
   bus,
   clock: systemClock,
   log: createLogger('bench', {}, 'silent'),

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,13 +18,13 @@ const SECRETS = [URL_PASSWORD, PASSWORD, HEADER_VALUE];
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
 
 /** Every secret found in the bytes of these files (a database and its WAL, as they are on disk). */
-function secretsIn(dir: string, files: string[]): string[] {
+function secretsIn(dir: string, files: string[], secrets = SECRETS): string[] {
   const found: string[] = [];
   for (const file of files) {
     const path = join(dir, file);
     if (!existsSync(path)) continue;
     const bytes = readFileSync(path).toString('latin1');
-    for (const secret of SECRETS) if (bytes.includes(secret)) found.push(`${secret} in ${file}`);
+    for (const secret of secrets) if (bytes.includes(secret)) found.push(`${secret} in ${file}`);
   }
   return found;
 }
@@ -98,6 +99,55 @@ describe('job secrets at rest (embedded mode, real HTTP target, executor thread)
   });
 });
 
+const HOOK_PATH = 'HookPath-6d0e42';
+const SLACK_PATH = 'SlackPath-b8a19c';
+const BOT_TOKEN = '4242:BotToken-Secret-2c7f55aa';
+
+describe('channel secrets at rest (embedded mode, a failure notified to real local receivers)', function () {
+  this.timeout(60_000);
+  let system: Awaited<ReturnType<typeof startTestSystem>>;
+  let receiver: Awaited<ReturnType<typeof startTarget>>;
+  const at = (prefix: string) => receiver.received.find((r) => r.url.startsWith(prefix));
+
+  before(async () => {
+    receiver = await startTarget((r) => ({ status: r.url === '/job' ? 500 : 200 }));
+    system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_NOTIFY_WINDOW_MS: '0', TOCK_TELEGRAM_API: `${receiver.url}/telegram` } });
+  });
+  after(async () => {
+    await system.destroy();
+    await receiver.close();
+  });
+
+  it('delivers through webhook, Slack and Telegram channels, yet no file or answer holds their URL, token or signing secret', async () => {
+    const hook: any = await ok(system.api.call('channel_add', { type: 'webhook', url: `${receiver.url}/hook/${HOOK_PATH}` }));
+    const slack: any = await ok(system.api.call('channel_add', { type: 'slack', url: `${receiver.url}/slack/${SLACK_PATH}` }));
+    const telegram: any = await ok(system.api.call('channel_add', { type: 'telegram', botToken: BOT_TOKEN, chatId: '-100200300' }));
+    const job: any = await ok(system.api.call('cron_add', { url: `${receiver.url}/job`, expression: 'manual', name: 'fails' }));
+    await ok(system.api.call('cron_run', { id: job.id }));
+    await waitFor(() => at('/hook/') && at('/slack/') && at('/telegram/'), 20_000, 'the notification on all three channels');
+
+    const delivered = at('/hook/')!;
+    expect(delivered.url).to.equal(`/hook/${HOOK_PATH}`);
+    const [t, v1] = String(delivered.headers['x-tock-signature']).split(',').map((p) => p.split('=')[1]);
+    expect(v1, 'signed with the secret channel_add showed').to.equal(createHmac('sha256', hook.secret).update(`${t}.${delivered.body}`).digest('hex'));
+    expect(at('/slack/')!.url).to.equal(`/slack/${SLACK_PATH}`);
+    expect(at('/telegram/')!.url).to.equal(`/telegram/bot${BOT_TOKEN}/sendMessage`);
+
+    const secrets = [HOOK_PATH, SLACK_PATH, BOT_TOKEN, BOT_TOKEN.split(':')[1]!, hook.secret as string];
+    const listed: any[] = await ok(system.api.call('channel_list', {}));
+    for (const secret of secrets) expect(JSON.stringify(listed), 'channel_list').to.not.include(secret);
+    // Masked as before: the host of a URL, the last characters of a bot token.
+    expect(listed.find((c) => c.id === slack.id).url).to.equal(`http://${new URL(receiver.url).host}/****`);
+    expect(listed.find((c) => c.id === telegram.id).botToken).to.equal('****55aa');
+
+    expect(secretsIn(system.dataDir, DB_FILES, secrets), 'database files').to.deep.equal([]);
+    const added = streamEvents(system.dataDir, `channel-${hook.id}`)[0]!;
+    expect(added.data.address.url).to.match(/^enc:v1:/);
+    expect(added.data.secret).to.match(/^enc:v1:/);
+    expect(streamEvents(system.dataDir, `channel-${telegram.id}`)[0]!.data.address).to.include({ chatId: '-100200300' });
+  });
+});
+
 describe('job secrets written in clear before sealing existed', function () {
   this.timeout(60_000);
   let dataDir: string;
@@ -142,14 +192,52 @@ describe('job secrets written in clear before sealing existed', function () {
   });
 });
 
+describe('channel secrets written in clear before sealing existed', function () {
+  this.timeout(60_000);
+
+  it('are read as they are (the channel still delivers, signed with its secret), masked in answers, and sealed by the next edit', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tock-legacy-channel-'));
+    const receiver = await startTarget();
+    try {
+      const first = await startTestSystem({ dataDir });
+      await first.stop();
+      const store = openSqliteEventStore(join(dataDir, 'events.db'));
+      const clear = { id: 9100, accountId: 1, type: 'webhook', name: 'old hook', address: { url: `${receiver.url}/old/${HOOK_PATH}` }, secret: 'OldSigningSecret-1b9e', at: Date.now() };
+      await store.appendToStream('channel-9100', [{ type: 'ChannelAdded', data: clear }]);
+      await store.close();
+
+      const system = await startTestSystem({ dataDir, env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+      try {
+        expect(await ok(system.api.call('channel_test', { id: 9100 }))).to.deep.equal({ delivered: true, error: '' });
+        const request = receiver.received.at(-1)!;
+        expect(request.url).to.equal(`/old/${HOOK_PATH}`);
+        const [t, v1] = String(request.headers['x-tock-signature']).split(',').map((p) => p.split('=')[1]);
+        expect(v1).to.equal(createHmac('sha256', clear.secret).update(`${t}.${request.body}`).digest('hex'));
+        expect(JSON.stringify(await ok(system.api.call('channel_list', {})))).to.not.include(HOOK_PATH);
+
+        await ok(system.api.call('channel_edit', { id: 9100, url: `${receiver.url}/new/${SLACK_PATH}` }));
+        const edited = streamEvents(dataDir, 'channel-9100').find((e) => e.type === 'ChannelEdited')!;
+        expect(edited.data.address.url).to.match(/^enc:v1:/);
+        expect(await ok(system.api.call('channel_test', { id: 9100 }))).to.deep.equal({ delivered: true, error: '' });
+        expect(receiver.received.at(-1)!.url).to.equal(`/new/${SLACK_PATH}`);
+      } finally {
+        await system.stop();
+      }
+    } finally {
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a distributed service that needs the key of job secrets', function () {
   this.timeout(120_000);
 
-  it('jobs and executor refuse to start without it, naming the setting', async () => {
+  it('jobs, executor and notifier refuse to start without it, naming the setting', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tock-nokey-'));
     try {
       const env = { ...(await distributedEnv(dataDir, { NATS_URL: 'nats://127.0.0.1:9' })), TOCK_SECRET_KEY: '' };
-      for (const name of ['jobs', 'executor']) {
+      for (const name of ['jobs', 'executor', 'notifier']) {
         const error = await startService(name, env, /listening|consuming/, 60_000).then(
           (p) => p.kill().then(() => null),
           (e: Error) => e,

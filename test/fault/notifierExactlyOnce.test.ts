@@ -11,7 +11,7 @@ import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { createJob, eventually, execute, startReceiver } from '../integration/notifier/harness.ts';
 import { randomToken } from '../../shared/grpc/grpcAuth.ts';
-import { freePort, startService, type ServiceProcess } from '../support/processes.ts';
+import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const WINDOW_MS = 4000;
@@ -35,6 +35,8 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
     const env = {
       NATS_URL,
       TOCK_GRPC_TOKEN: grpcToken,
+      // Both replicas seal and open channel secrets with the same key.
+      TOCK_SECRET_KEY: TEST_SECRET_KEY,
       DATA_DIR: dataDir,
       NOTIFIER_GRPC_PORT: String(port),
       TOCK_ALLOW_NETWORKS: '127.0.0.0/8',

@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { distributedEnv, freePort, runCli, startService, type DistributedEnv, ty
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 import { capture } from '../support/capture.ts';
+import { natsServer } from '../support/natsServer.ts';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const JOBS = 20;
@@ -22,33 +22,6 @@ const READY: Partial<Record<string, RegExp>> = {
   gateway: /gateway listening/,
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A NATS server of this test alone (its own port and store directory), so it can be stopped and started again. */
-function natsServer(port: number, storeDir: string) {
-  let child: ChildProcess | null = null;
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    async start() {
-      child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-      await waitFor(async () => {
-        const socket = await import('node:net').then((net) => net.connect(port, '127.0.0.1'));
-        return new Promise<boolean>((resolve) => {
-          socket.once('connect', () => (socket.destroy(), resolve(true)));
-          socket.once('error', () => resolve(false));
-        });
-      }, 10_000, 'nats-server to listen');
-    },
-    /** Like a crash: no goodbye to the clients. */
-    async kill() {
-      const c = child;
-      if (!c || c.exitCode !== null) return;
-      await new Promise<void>((resolve) => {
-        c.once('exit', () => resolve());
-        c.kill('SIGKILL');
-      });
-    },
-  };
-}
 
 describe('self-healing: the bus and then the event store go away for 20 s each under load, every service comes back by itself', function () {
   this.timeout(180_000);
@@ -64,7 +37,7 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
       console.log(`      (skipped: no nats-server at ${NATS_SERVER}; the test starts and stops one of its own)`);
       this.skip();
     }
-    nats = natsServer(await freePort(), natsDir);
+    nats = natsServer(await freePort(), natsDir, NATS_SERVER);
     await nats.start();
     opsPort = await freePort();
     env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info' });

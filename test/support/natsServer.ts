@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { freePort } from './processes.ts';
+import { waitFor } from './target.ts';
 
 export const NATS_USERS = ['planner', 'executor', 'jobs', 'logs', 'notifier', 'subscriber'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
@@ -61,6 +63,33 @@ export async function startNatsWithUsers() {
         child.kill('SIGTERM');
       });
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A NATS server of one test alone (its own port and store directory), so it can be killed and started again. */
+export function natsServer(port: number, storeDir: string, binary = natsServerBinary()) {
+  let child: ChildProcess | null = null;
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    async start() {
+      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+      await waitFor(async () => {
+        const socket = connect(port, '127.0.0.1');
+        return new Promise<boolean>((resolve) => {
+          socket.once('connect', () => (socket.destroy(), resolve(true)));
+          socket.once('error', () => resolve(false));
+        });
+      }, 10_000, 'nats-server to listen');
+    },
+    /** Like a crash: no goodbye to the clients. */
+    async kill() {
+      const c = child;
+      if (!c || c.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        c.once('exit', () => resolve());
+        c.kill('SIGKILL');
+      });
     },
   };
 }

@@ -363,12 +363,12 @@ describe('deploy manifests (deploy/k8s)', () => {
       expect((podSpec(executor).volumes ?? []).filter((v: Obj) => v.secret).map((v: Obj) => v.secret.secretName), 'executor mounts').to.deep.equal(['tock-secret-key']);
     });
 
-    it('only jobs (which seals) and executor (which opens) get the key of job secrets, where TOCK_SECRET_KEY_FILE points', () => {
+    it('only jobs (which seals), executor (which opens) and notifier (channel secrets) get the secret key, where TOCK_SECRET_KEY_FILE points', () => {
       for (const w of [...ofKind(base, 'Deployment'), ...ofKind(base, 'StatefulSet')]) {
         const name = w.metadata.name as string;
         const volume = (podSpec(w).volumes ?? []).find((v: Obj) => v.secret?.secretName === 'tock-secret-key');
         const keyFile = containersOf(w)[0]!.env?.find((e: Obj) => e.name === 'TOCK_SECRET_KEY_FILE')?.value as string | undefined;
-        if (name !== 'jobs' && name !== 'executor') {
+        if (name !== 'jobs' && name !== 'executor' && name !== 'notifier') {
           expect(volume, `${name} mounts tock-secret-key`).to.equal(undefined);
           expect(keyFile, `${name} TOCK_SECRET_KEY_FILE`).to.equal(undefined);
           continue;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { createInProcessBus } from '../../../shared/bus/inProcessBus.ts';
 import { FakeClock } from '../../../shared/clock.ts';
+import { createKeyring, generateKey, secretBox } from '../../../shared/crypto/envelope.ts';
 import type { EventStore } from '../../../shared/eventStore/eventStore.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { createLogger } from '../../../shared/log.ts';
@@ -15,6 +16,9 @@ import { ensureTopology, executionSubject } from '../../../shared/topology.ts';
 import { startNotifier, type NotifierOptions } from '../../../services/notifier/server.ts';
 
 export const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
+
+/** A fresh key for the channel secrets of one test process. */
+export const testSecrets = secretBox(createKeyring([{ key: generateKey() }]));
 
 /** What a job's stream holds, written as the jobs service writes it (the notifier's input contract). */
 export async function createJob(store: EventStore, id: number, settings: Record<string, unknown> = {}, accountId = 1) {
@@ -66,6 +70,7 @@ export async function startHarness(options: Partial<NotifierOptions> & { seed?: 
   await ensureTopology(bus);
   const notifier = await startNotifier({
     store,
+    secrets: testSecrets,
     bus,
     clock,
     log: createLogger('test', {}, 'silent'),
