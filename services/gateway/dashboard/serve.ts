@@ -59,16 +59,22 @@ function assets() {
  */
 export function dashboardMiddleware(): Koa.Middleware {
   const files = assets();
+  const fileOf = (path: string) => {
+    if (!path.startsWith('/dashboard/')) return undefined;
+    const name = path === '/dashboard/' ? 'index.html' : path.slice('/dashboard/'.length);
+    return Object.hasOwn(files, name) ? files[name] : undefined;
+  };
   return async (ctx, next) => {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    if (ctx.path === '/' || ctx.path === '/dashboard') {
+    const get = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (get && (ctx.path === '/' || ctx.path === '/dashboard')) {
       ctx.redirect('/dashboard/');
       return;
     }
-    if (!ctx.path.startsWith('/dashboard/')) return next();
-    const name = ctx.path === '/dashboard/' ? 'index.html' : ctx.path.slice('/dashboard/'.length);
-    const file = Object.hasOwn(files, name) ? files[name] : undefined;
-    if (!file) return next();
+    const file = get ? fileOf(ctx.path) : undefined;
+    if (!file) {
+      await next();
+      return;
+    }
     const asset = await file();
     ctx.set(DASHBOARD_HEADERS);
     ctx.type = asset.type;

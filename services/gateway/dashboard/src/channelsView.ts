@@ -1,7 +1,7 @@
 import type { ApiError } from './api.ts';
 import { h, replace } from './dom.ts';
 import { formatTime } from './format.ts';
-import type { ViewContext } from './main.ts';
+import type { ViewContext } from './view.ts';
 
 interface Channel {
   id: number;

@@ -90,7 +90,7 @@ export function valuesFromRecord(fields: Field[], record: Record<string, unknown
     const v = record[f.name];
     if (f.kind === 'bool') values[f.name] = v === true;
     else if (f.kind === 'secret' || v === null || v === undefined) values[f.name] = '';
-    else values[f.name] = String(v as string | number);
+    else values[f.name] = typeof v === 'string' ? v : JSON.stringify(v);
   }
   return values;
 }

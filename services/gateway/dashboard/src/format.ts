@@ -91,7 +91,8 @@ export const resultText = (r: Pick<LogResult, 'status' | 'willRetry'>) =>
 /** One line for a run: "succeeded (HTTP 200)", "failed: connect ECONNREFUSED". */
 export function resultSummary(r: Pick<LogResult, 'status' | 'willRetry' | 'httpStatus' | 'error'>): string {
   const http = r.httpStatus ? ` (HTTP ${r.httpStatus})` : '';
-  const error = r.status !== 0 && r.error ? `: ${excerpt(r.error, 80)}` : '';
+  // The executor's error for a bad status is the status itself ("HTTP 500"): said once is enough.
+  const error = r.status !== 0 && r.error && r.error !== `HTTP ${r.httpStatus}` ? `: ${excerpt(r.error, 80)}` : '';
   return `${resultText(r)}${http}${error}`;
 }
 

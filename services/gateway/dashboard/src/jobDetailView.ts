@@ -1,12 +1,14 @@
 import type { ApiError, Call } from './api.ts';
 import { h, link, replace } from './dom.ts';
 import { excerpt, formatDuration, formatLateness, formatTime, resultText, statusGroup, statusText, type JobRecord, type LogResult } from './format.ts';
-import type { ViewContext } from './main.ts';
+import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
 
 /** Rows of the recent-executions table: enough to see a pattern, few enough to poll. */
 const RECENT = 25;
 const FAILURES = 10;
+/** After "Run now", look again this long after the run's time: enough for a quick call to be logged. */
+const RUN_SETTLE_MS = 1500;
 
 /** The settings shown on the page, with labels; the form shows all of them. */
 const SHOWN: [string, string][] = [
@@ -36,7 +38,7 @@ function logTable(id: string, results: LogResult[], empty: string) {
         h(
           'tr',
           { className: r.status === 0 ? 'ok' : r.status === 2 ? 'skipped' : 'failed' },
-          h('td', {}, formatTime(r.time)),
+          h('td', { className: 'time' }, formatTime(r.time)),
           h('td', { className: 'result-status' }, resultText(r)),
           h('td', {}, r.httpStatus ? String(r.httpStatus) : '-'),
           h('td', {}, formatDuration(r.executionTime)),
@@ -63,10 +65,12 @@ function actions(job: JobRecord, act: (fn: string, confirmText?: string) => void
   ];
 }
 
-async function loadNext(call: Call, id: number, into: HTMLElement) {
-  const times = await call<number[]>('cron_next', { id, limit: 5 }).catch((e: ApiError) => e);
+/** The planner's next runs (cron_next), in the job's own time zone: the one its schedule is written in. */
+async function loadNext(call: Call, job: JobRecord, into: HTMLElement) {
+  const times = await call<number[]>('cron_next', { id: job.id, limit: 5 }).catch((e: ApiError) => e);
   if (!Array.isArray(times)) replace(into, h('span', { className: 'hint' }, times.message));
-  else replace(into, times.length ? h('ul', {}, ...times.map((t) => h('li', {}, formatTime(t)))) : h('span', { className: 'hint' }, 'no run planned'));
+  else if (!times.length) replace(into, h('span', { className: 'hint' }, 'no run planned'));
+  else replace(into, h('span', { className: 'hint' }, `in ${job.timezone}`), h('ul', {}, ...times.map((t) => h('li', { className: 'time' }, formatTime(t, job.timezone)))));
 }
 
 /** One job: its settings, actions, next runs, recent executions and failures, refreshed every 5 s. */
@@ -105,8 +109,10 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
         return;
       }
       replace(notice, fn === 'cron_run' ? `Run queued for ${formatTime(answer as number)}.` : 'Done.');
+      // The run's result is worth seeing as soon as it exists, not at the next 5-second tick.
+      if (fn === 'cron_run') setTimeout(() => void refresh(), Math.max(0, (answer as number) * 1000 - Date.now()) + RUN_SETTLE_MS);
       await refresh();
-      await loadNext(call, id, next);
+      if (job) await loadNext(call, job, next);
     } catch (error) {
       replace(message, (error as ApiError).message);
     }
@@ -117,7 +123,7 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
     replace(toolbar, ...actions(j, (fn, c) => void act(fn, c)));
     const rows: [string, string][] = SHOWN.map(([key, label]) => [label, j[key] === null || j[key] === '' || j[key] === undefined ? '-' : String(j[key] as string | number)]);
     rows.push(['Consecutive failures', String(j.fail)]);
-    if (j.status === 5) rows.push(['Paused until', j.pausedUntil ? formatTime(j.pausedUntil as number) : 'resumed by hand']);
+    if (j.status === 5) rows.push(['Paused until', j.pausedUntil ? formatTime(j.pausedUntil as number) : 'until resumed']);
     replace(settings, ...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
   }
 
@@ -134,6 +140,12 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
     }
   }
 
-  void loadNext(call, id, next);
-  return poll(refresh);
+  let first = true;
+  return poll(async () => {
+    await refresh();
+    if (first && job) {
+      first = false;
+      await loadNext(call, job, next);
+    }
+  });
 }

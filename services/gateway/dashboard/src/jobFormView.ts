@@ -1,9 +1,9 @@
-import { describeSchedule, nextRuns, parseSchedule } from '../../../../shared/schedule/index.ts';
 import { ApiError, type Call } from './api.ts';
 import { h, replace } from './dom.ts';
 import { defaultValues, fieldOfMessage, fieldsFromOpenApi, paramsFromValues, PRIMARY, valuesFromRecord, type Field, type FormValues } from './fields.ts';
-import { formatTime, type JobRecord } from './format.ts';
-import type { ViewContext } from './main.ts';
+import type { JobRecord } from './format.ts';
+import type { ViewContext } from './view.ts';
+import { previewLines } from './preview.ts';
 
 let openApi: Promise<unknown> | undefined;
 /** The OpenAPI document (public, same for every account): fetched once per page load. */
@@ -34,23 +34,6 @@ function control(f: Field, value: string | boolean, groups: { id: number; name: 
       return h('input', { attrs: { ...attrs, type: 'password', autocomplete: 'new-password', maxlength: f.maxLength }, value: String(value) });
     default:
       return h('input', { attrs: { ...attrs, type: 'text', maxlength: f.maxLength, required: f.required }, value: String(value) });
-  }
-}
-
-/**
- * The schedule preview, computed in the page by the schedule module the server uses (the API has
- * no function that previews an expression before a job exists). `R` picks depend on the job id:
- * a new job's are drawn when it is saved, so its preview of an R field is only an example.
- */
-export function previewLines(expression: string, timezone: string, filter: string, jobId: number | undefined, now: number): { text: string[]; error?: string } {
-  try {
-    const schedule = parseSchedule({ expression: expression || '15 minutes', timezone, filter: filter || null, jobId });
-    const runs = nextRuns(schedule, now, 5);
-    const text = [describeSchedule(schedule), ...runs.map((ms) => formatTime(ms / 1000, timezone))];
-    if (!runs.length) text.push('no future run');
-    return { text };
-  } catch (error) {
-    return { text: [], error: (error as Error).message };
   }
 }
 
@@ -94,7 +77,7 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
     const updatePreview = () => {
       const v = current();
       const { text, error } = previewLines(String(v.expression ?? ''), String(v.timezone ?? '') || 'UTC', String(v.filter ?? ''), id, Date.now());
-      replace(preview, h('strong', {}, 'Preview'), error ? h('p', { className: 'field-error' }, error) : h('ul', {}, ...text.map((t) => h('li', {}, t))));
+      replace(preview, h('strong', {}, 'Preview'), h('span', { className: 'hint' }, ` (times in ${String(v.timezone ?? '') || 'UTC'})`), error ? h('p', { className: 'field-error' }, error) : h('ul', {}, ...text.map((t) => h('li', {}, t))));
     };
     const submit = h('button', { attrs: { type: 'submit', id: 'save' } }, id === undefined ? 'Create job' : 'Save changes');
     const form = h(
@@ -136,7 +119,7 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
           replace(where, message);
           // A field under the closed "More settings" would hide its message: open it.
           where.closest('details')?.setAttribute('open', '');
-          controls.get(field!)?.focus();
+          controls.get(field)?.focus();
         } else replace(status, message);
       } finally {
         submit.disabled = false;

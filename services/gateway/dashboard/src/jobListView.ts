@@ -1,7 +1,7 @@
 import type { ApiError } from './api.ts';
 import { h, link, replace } from './dom.ts';
 import { formatTime, matches, resultSummary, statusGroup, statusText, type JobRecord, type LogResult } from './format.ts';
-import type { ViewContext } from './main.ts';
+import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
 
 interface Group {
@@ -72,7 +72,7 @@ export function jobListView({ call, main }: ViewContext) {
           h('td', { className: 'url' }, j.url),
           h('td', {}, j.expression, h('span', { className: 'hint' }, ` ${j.timezone}`)),
           h('td', { className: `status status-${statusGroup(j.status)}` }, statusText(j.status)),
-          h('td', {}, formatTime(j.nextRun)),
+          h('td', { className: 'time' }, formatTime(j.nextRun)),
           h('td', { className: j.fail > 0 ? 'failing' : '' }, String(j.fail)),
           last,
         );

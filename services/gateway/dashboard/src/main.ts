@@ -1,17 +1,11 @@
-import { ApiError, createApi, tokenStore, type Call, type Params } from './api.ts';
+import { ApiError, createApi, tokenStore, type Params } from './api.ts';
 import { h, link, replace } from './dom.ts';
 import { channelsView } from './channelsView.ts';
 import { jobDetailView } from './jobDetailView.ts';
 import { jobFormView } from './jobFormView.ts';
 import { jobListView } from './jobListView.ts';
+import type { View } from './view.ts';
 
-/** What a view gets: the API, where to draw, how to move on. It returns its cleanup (timers). */
-export interface ViewContext {
-  call: Call;
-  main: HTMLElement;
-  go(route: string): void;
-}
-export type View = (ctx: ViewContext) => () => void;
 
 const root = document.getElementById('app')!;
 let cleanup: (() => void) | undefined;
