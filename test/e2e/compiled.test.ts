@@ -48,10 +48,13 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('the hook refuses TypeScript (so the runs below would fail if they needed it)', () => {
+  it('the hook refuses TypeScript and esbuild (so the runs below would fail if they needed them)', () => {
     const direct = spawnSync(process.execPath, ['--import', HOOK, '--input-type=module', '-e', "await import('./services/cli/args.ts')"], { cwd: ROOT, encoding: 'utf8' });
     expect(direct.status).to.not.equal(0);
     expect(direct.stderr).to.contain('TypeScript at run time');
+    const bundler = spawnSync(process.execPath, ['--import', HOOK, '--input-type=module', '-e', "await import('esbuild')"], { cwd: ROOT, encoding: 'utf8' });
+    expect(bundler.status).to.not.equal(0);
+    expect(bundler.stderr).to.contain('esbuild at run time');
   });
 
   it('the embedded entry point serves /healthz and the API, and its executor thread calls a URL', async () => {

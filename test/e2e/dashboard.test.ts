@@ -153,6 +153,32 @@ describe('dashboard (Chromium against embedded Tock)', function () {
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).to.equal(undefined);
   });
 
+  it('refreshes the list every 5 s while the tab is visible, not while it is hidden', async () => {
+    await page.goto(`${system.baseUrl}/dashboard/#/`);
+    await page.locator('table#jobs tbody tr').first().waitFor();
+    const lists: number[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().endsWith('/api/v1/cron_list')) lists.push(Date.now());
+    };
+    page.on('request', onRequest);
+    try {
+      await waitFor(() => lists.length >= 1, 7000, 'a refresh while visible');
+      // What the browser does when the tab goes to the background. (A string: tsx would wrap a
+      // function's inner arrow in a helper that does not exist in the page.)
+      const setHidden = (hidden: boolean) =>
+        page.evaluate(`Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event('visibilitychange'))`);
+      await setHidden(true);
+      const hiddenAt = Date.now();
+      await new Promise((r) => setTimeout(r, 6000));
+      expect(lists.filter((t) => t > hiddenAt + 200), 'refreshes while hidden').to.deep.equal([]);
+      await setHidden(false);
+      const shownAt = Date.now();
+      await waitFor(() => lists.some((t) => t >= shownAt), 2000, 'a refresh as soon as the tab shows');
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('deletes a job after confirmation', async () => {
     await page.goto(`${system.baseUrl}/dashboard/#/jobs/${jobId}`);
     await page.locator('#action-delete').waitFor();
@@ -170,8 +196,49 @@ describe('dashboard (Chromium against embedded Tock)', function () {
     expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
   });
 
+  it('goes back to the sign-in form, with the reason, when the token is rotated while the page is open', async () => {
+    const { account, token } = await system.adminClient.createAccount({ name: 'rotated', timezone: 'UTC', jobLimit: 0 });
+    await page.locator('#token').fill(token);
+    await page.locator('button[type=submit]').click();
+    await page.locator('table#jobs').waitFor();
+    await system.adminClient.rotateToken({ id: account!.id });
+    // The list's next refresh (every 5 s) meets error 11.
+    await page.locator('#token').waitFor({ timeout: 8000 });
+    expect(await text('#login-error')).to.match(/token/i);
+    expect(await page.evaluate(() => sessionStorage.length)).to.equal(0);
+  });
+
   it('ran without a script error or a Content-Security-Policy violation', () => {
     expect(problems).to.deep.equal([]);
+  });
+});
+
+describe('dashboard under the default rate limit (1 request per second per token)', function () {
+  this.timeout(60_000);
+  if (!hasChromium() && process.env.CI !== 'true') {
+    it.skip(`needs ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`);
+    return;
+  }
+  it('waits out the refusals (Retry-After) instead of failing: the list and every last result fill in', async () => {
+    const system = await startTestSystem({ env: { TOCK_RATE_LIMIT: '1' } });
+    const browser = await launchChromium();
+    try {
+      const jobs = [1, 2, 3].map((i) => ({ url: 'https://example.com/', expression: 'manual', name: `limited ${i}` }));
+      await ok(system.api.call('cron_batch_add', { data: jobs }));
+      const page = await browser.context.newPage();
+      const started = Date.now();
+      await page.goto(`${system.baseUrl}/dashboard/`);
+      await page.locator('#token').fill(TEST_TOKEN);
+      await page.locator('button[type=submit]').click();
+      await waitFor(async () => (await page.locator('#jobs td.last-result').allTextContents()).filter((t) => t === 'no run yet').length === 3, 20_000, 'three last results');
+      const seconds = (Date.now() - started) / 1000;
+      // Sign-in, cron_list, group_list and three cron_logs: six calls at one a second.
+      console.log(`      (six calls through a 1/s limit: the list was complete after ${seconds.toFixed(1)} s)`);
+      expect(await page.locator('main .error').allTextContents()).to.deep.equal(['']);
+    } finally {
+      await browser.close();
+      await system.destroy();
+    }
   });
 });
 
