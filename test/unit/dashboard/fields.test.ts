@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { defaultValues, fieldOfMessage, fieldsFromOpenApi, paramsFromValues, PRIMARY, valuesFromRecord } from '../../../services/gateway/dashboard/src/fields.ts';
+import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, PRIMARY, valuesFromRecord } from '../../../services/gateway/dashboard/src/fields.ts';
 import { previewLines } from '../../../services/gateway/dashboard/src/preview.ts';
 import { openApiDocument } from '../../../services/gateway/openapi.ts';
 import { SETTING_NAMES } from '../../../shared/job/index.ts';
@@ -41,6 +41,17 @@ describe('dashboard: the job form from the OpenAPI document', () => {
     expect(paramsFromValues(fields, { ...original }, original)).to.deep.equal({});
     const edited = { ...original, name: '', group: '', notifyTime: '', timeout: '', notify: false, expression: '0 10 * * *', password: 'new secret' };
     expect(paramsFromValues(fields, edited, original)).to.deep.equal({ name: '', group: '0', notifyTime: '0', notify: false, expression: '0 10 * * *', password: 'new secret' });
+  });
+
+  it('stops an edit that would send a masked secret back as the secret itself', () => {
+    const original = { url: 'https://***@example.com/x', httpHeaders: 'X-Key: ***\nAccept: ***' };
+    expect(maskedSecretLeft({ ...original }, original)).to.equal(undefined);
+    expect(maskedSecretLeft({ ...original, url: 'https://***@example.com/y' }, original)).to.include({ field: 'url' });
+    expect(maskedSecretLeft({ ...original, url: 'https://me:pw@example.com/y' }, original)).to.equal(undefined);
+    expect(maskedSecretLeft({ ...original, url: 'https://example.com/y?q=***' }, original)).to.equal(undefined);
+    expect(maskedSecretLeft({ ...original, httpHeaders: 'X-Key: ***\nAccept: text/plain' }, original)).to.include({ field: 'httpHeaders' });
+    expect(maskedSecretLeft({ ...original, httpHeaders: 'X-Key: k2\r\nAccept: text/plain' }, original)).to.equal(undefined);
+    expect(maskedSecretLeft({ url: 'https://***@example.com/' }, undefined), 'a new job').to.equal(undefined);
   });
 
   it('finds the field an API error names', () => {

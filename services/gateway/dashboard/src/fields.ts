@@ -136,3 +136,21 @@ export function fieldOfMessage(message: string, names: readonly string[]): strin
   const m = /^(?:data\[\d+\]\.)?([A-Za-z]+)(?=[:[])/.exec(message);
   return m && names.includes(m[1]!) ? m[1] : undefined;
 }
+
+/**
+ * The API shows a URL's credentials and header values masked (`https://***@host`, `Name: ***`)
+ * and would store a `***` sent back as the secret itself. An edit leaves them alone unless the
+ * field changed (see paramsFromValues); a changed field that still holds the mask is stopped
+ * here, naming the field, before it reaches the API.
+ */
+export function maskedSecretLeft(values: FormValues, original: FormValues | undefined): { field: string; message: string } | undefined {
+  if (!original) return undefined;
+  const changed = (name: string) => typeof values[name] === 'string' && values[name] !== original[name];
+  if (changed('url') && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*\*\*\*[^/@]*@/i.test(String(values.url).trim())) {
+    return { field: 'url', message: 'url: its credentials are shown masked (***); type them again (user:password@) or remove them to change the URL' };
+  }
+  if (changed('httpHeaders') && /^[^:\r\n]+:[ \t]*\*\*\*[ \t]*$/m.test(String(values.httpHeaders))) {
+    return { field: 'httpHeaders', message: 'httpHeaders: header values are shown masked (***); type each value again to change the headers' };
+  }
+  return undefined;
+}

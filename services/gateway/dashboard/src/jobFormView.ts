@@ -1,6 +1,6 @@
 import { ApiError, type Call } from './api.ts';
 import { h, replace } from './dom.ts';
-import { defaultValues, fieldOfMessage, fieldsFromOpenApi, paramsFromValues, PRIMARY, valuesFromRecord, type Field, type FormValues } from './fields.ts';
+import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, PRIMARY, valuesFromRecord, type Field, type FormValues } from './fields.ts';
 import type { JobRecord } from './format.ts';
 import type { ViewContext } from './view.ts';
 import { previewLines } from './preview.ts';
@@ -108,6 +108,8 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       for (const e of errors.values()) replace(e);
       submit.disabled = true;
       try {
+        const masked = maskedSecretLeft(current(), original);
+        if (masked) throw new ApiError(3, masked.message);
         const params = paramsFromValues(fields, current(), original);
         const job = await call<JobRecord>(id === undefined ? 'cron_add' : 'cron_edit', id === undefined ? params : { ...params, id });
         go(`/jobs/${job.id}`);

@@ -85,7 +85,7 @@ export function jobListView({ call, main }: ViewContext) {
   /** One cron_logs call per shown job, one at a time, so a low rate limit paces them instead of refusing them. */
   async function refreshLastResults(shown: JobRecord[]) {
     for (const job of shown.slice(0, LAST_RESULTS_MAX)) {
-      if (stopped) return;
+      if (stopped || document.hidden) return;
       const logs = await call<{ result: LogResult }[]>('cron_logs', { id: job.id, limit: 1 }).catch(() => undefined);
       if (!logs) continue;
       lastResults.set(job.id, logs[0]?.result ?? null);

@@ -6,6 +6,8 @@
 export function poll(tick: () => Promise<void>, everyMs = 5000): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
+  /** The tab showed again during a tick: tick again when it ends, not a whole period later. */
+  let again = false;
   let stopped = false;
   const schedule = () => {
     clearTimeout(timer);
@@ -20,12 +22,16 @@ export function poll(tick: () => Promise<void>, everyMs = 5000): () => void {
       // The view shows its own errors; the next tick tries again.
     } finally {
       running = false;
-      schedule();
+      if (again) {
+        again = false;
+        void run();
+      } else schedule();
     }
   }
   const onVisibility = () => {
-    if (!document.hidden) void run();
-    else clearTimeout(timer);
+    if (document.hidden) clearTimeout(timer);
+    else if (running) again = true;
+    else void run();
   };
   document.addEventListener('visibilitychange', onVisibility);
   void run();
