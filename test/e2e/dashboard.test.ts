@@ -169,6 +169,19 @@ describe('dashboard in a browser', function () {
       await ok(system.api.call('cron_delete', { id: job.id }));
     });
 
+    it('lists the notification channels (masked) and names them under notifyChannels in the form', async () => {
+      const channel = await ok<any>(system.api.call('channel_add', { type: 'webhook', name: 'ops hook', url: 'https://hooks.example.com/secret-path' }));
+      await page.goto(`${system.baseUrl}/dashboard/#/channels`);
+      const row = page.locator('#channels tbody tr').first();
+      await row.waitFor();
+      const cells = await row.locator('td').allTextContents();
+      expect(cells.slice(0, 3)).to.deep.equal([String(channel.id), 'webhook', 'ops hook']);
+      expect(cells[3]).to.equal(channel.url).and.not.contain('secret-path');
+      await page.goto(`${system.baseUrl}/dashboard/#/jobs/new`);
+      await waitText('#field-notifyChannels + .hint', /ops hook/);
+      expect(await text('#field-notifyChannels + .hint')).to.contain(`Channels: ${channel.id} ops hook (webhook)`);
+    });
+
     it('renders a name made of markup as text', async () => {
       const name = '<img src=x onerror="window.__xss=1">';
       const job = await ok<any>(system.api.call('cron_add', { url: `${target.url}/xss`, expression: 'manual', name }));

@@ -13,7 +13,7 @@ function openApiDocument() {
 }
 
 /** The control of one field, its value set from the form's values. */
-function control(f: Field, value: string | boolean, groups: { id: number; name: string }[]): HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement {
+function control(f: Field, value: string | boolean, groups: Named[]): HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement {
   const attrs = { id: `field-${f.name}`, name: f.name, 'aria-describedby': `error-${f.name}` };
   switch (f.kind) {
     case 'bool':
@@ -37,16 +37,39 @@ function control(f: Field, value: string | boolean, groups: { id: number; name: 
   }
 }
 
-async function load(call: Call, id: number | undefined) {
+interface Named {
+  id: number;
+  name: string;
+}
+interface Loaded {
+  fields: Field[];
+  groups: Named[];
+  /** The account's channels, for the notifyChannels hint; empty when the notifier cannot say. */
+  channels: (Named & { type: string })[];
+  values: FormValues;
+  original: FormValues | undefined;
+}
+
+async function load(call: Call, id: number | undefined): Promise<Loaded> {
   const fields = fieldsFromOpenApi(await openApiDocument());
-  const groups = await call<{ id: number; name: string }[]>('group_list');
+  const groups = await call<Named[]>('group_list');
+  const channels = await call<Loaded['channels']>('channel_list').catch(() => []);
   if (id === undefined) {
     const account = await call<{ timezone: string }>('account_get');
-    return { fields, groups, values: defaultValues(fields, account.timezone), original: undefined };
+    return { fields, groups, channels, values: defaultValues(fields, account.timezone), original: undefined };
   }
   const job = await call<JobRecord>('cron_get', { id });
   const values = valuesFromRecord(fields, job);
-  return { fields, groups, values, original: { ...values } };
+  return { fields, groups, channels, values, original: { ...values } };
+}
+
+/** The line under a field: its description, and what the form knows that helps fill it. */
+function hintOf(f: Field, { channels, original }: Pick<Loaded, 'channels' | 'original'>) {
+  if (f.kind === 'secret' && original) return `${f.doc}; leave empty to keep the current one`;
+  if (f.name === 'notifyChannels') {
+    return `${f.doc}. ${channels.length ? `Channels: ${channels.map((c) => `${c.id} ${c.name || c.type} (${c.type})`).join(', ')}` : 'The account has no channel yet.'}`;
+  }
+  return f.doc;
 }
 
 /** Create (no id) or edit a job. The API's error goes next to the field its message names. */
@@ -56,12 +79,13 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
   let stopped = false;
   load(call, id).then(
     (loaded) => {
-      if (!stopped) draw(loaded.fields, loaded.groups, loaded.values, loaded.original);
+      if (!stopped) draw(loaded);
     },
     (error: Error) => replace(status, `Cannot load the form: ${error.message}`),
   );
 
-  function draw(fields: Field[], groups: { id: number; name: string }[], values: FormValues, original: FormValues | undefined) {
+  function draw(loaded: Loaded) {
+    const { fields, groups, values, original } = loaded;
     const controls = new Map<string, ReturnType<typeof control>>();
     const errors = new Map<string, HTMLElement>();
     const preview = h('div', { className: 'preview', attrs: { id: 'schedule-preview', 'aria-live': 'polite' } });
@@ -70,8 +94,7 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       controls.set(f.name, input);
       const error = h('span', { className: 'field-error', attrs: { id: `error-${f.name}`, 'data-error-for': f.name } });
       errors.set(f.name, error);
-      const hint = f.kind === 'secret' && original ? `${f.doc}; leave empty to keep the current one` : f.doc;
-      return h('div', { className: `field field-${f.kind}` }, h('label', { attrs: { for: `field-${f.name}` } }, f.name), input, h('span', { className: 'hint' }, hint), error, f.name === 'filter' ? preview : null);
+      return h('div', { className: `field field-${f.kind}` }, h('label', { attrs: { for: `field-${f.name}` } }, f.name), input, h('span', { className: 'hint' }, hintOf(f, loaded)), error, f.name === 'filter' ? preview : null);
     };
     const current = (): FormValues => Object.fromEntries([...controls].map(([name, c]) => [name, c instanceof HTMLInputElement && c.type === 'checkbox' ? c.checked : c.value]));
     const updatePreview = () => {
