@@ -116,6 +116,8 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // The gateway's web dashboard at /dashboard/ (static files; it calls /api/v1 with the user's token).
+  TOCK_DASHBOARD: z.enum(['on', 'off']).default('on'),
   // Distributed mode: each service's operations port (/healthz, /readyz, /metrics); 0: any free port.
   OPS_PORT: port(9464),
   OPS_HOST: z.string().default('0.0.0.0'),

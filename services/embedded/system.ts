@@ -126,6 +126,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     log: log.child({ component: 'gateway' }),
     host: config.HOST,
     port: config.PORT,
+    dashboard: config.TOCK_DASHBOARD === 'on',
     // One /metrics for the whole process, the executor thread's runs included.
     metrics: () => renderMetrics(executor.metrics ? [executor.metrics] : []),
     readiness,

@@ -8,6 +8,7 @@ import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
+import { dashboardMiddleware } from './dashboard/serve.ts';
 import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
@@ -28,12 +29,15 @@ export interface GatewayOptions {
   metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Embedded mode: the process's readiness (every service's conditions) also decides /readyz. */
   readiness?: Readiness;
+  /** Serve the web dashboard at /dashboard/ (and redirect / there); TOCK_DASHBOARD=off turns it off. */
+  dashboard?: boolean;
 }
 
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
 
 /**
- * The HTTP edge: /api/v1/{function} with FastCron's envelope, plus /healthz, /readyz, /metrics.
+ * The HTTP edge: /api/v1/{function} with FastCron's envelope, plus /healthz, /readyz, /metrics
+ * and the dashboard's static files.
  * It owns no state but rate-limit buckets; every function is a gRPC call to the services.
  */
 export function createGateway(options: GatewayOptions): Koa {
@@ -132,6 +136,7 @@ export function createGateway(options: GatewayOptions): Koa {
       ctx.body = envelopeError(appError);
     }
   });
+  if (options.dashboard) app.use(dashboardMiddleware());
   app.use(router.routes());
   app.use(async (ctx) => {
     if (ctx.body === undefined) {

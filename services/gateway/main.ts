@@ -20,7 +20,7 @@ const clients = {
   notifier: createClient(NotifierService, config.NOTIFIER_ADDR ?? `127.0.0.1:${config.NOTIFIER_GRPC_PORT}`, credentials),
 };
 collectProcessMetrics();
-const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, trustProxy: config.TOCK_TRUST_PROXY, log, host: config.HOST, port: config.PORT });
+const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, trustProxy: config.TOCK_TRUST_PROXY, log, host: config.HOST, port: config.PORT, dashboard: config.TOCK_DASHBOARD === 'on' });
 onShutdown(log, async () => {
   await server.stop();
   for (const client of Object.values(clients)) client.close();

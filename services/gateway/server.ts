@@ -16,8 +16,10 @@ export async function startGatewayServer(options: {
   port: number;
   metrics?: GatewayOptions['metrics'];
   readiness?: Readiness;
+  dashboard?: boolean;
 }) {
-  const app = createGateway({ clients: options.clients, rateLimit: options.rateLimit, trustProxy: options.trustProxy, log: options.log, metrics: options.metrics, readiness: options.readiness });
+  const { clients, rateLimit, trustProxy, log, metrics, readiness, dashboard } = options;
+  const app = createGateway({ clients, rateLimit, trustProxy, log, metrics, readiness, dashboard });
   const handle = app.callback();
   // Koa's handler settles every request itself (errors go to app.onerror): nothing to await here.
   const server: Server = createServer((req, res) => void handle(req, res));

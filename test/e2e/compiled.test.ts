@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
@@ -34,6 +34,9 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
     // The build script's compile step, into this app directory instead of ./dist.
     const build = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(app, 'dist')], { encoding: 'utf8' });
     expect(build.status, build.stdout + build.stderr).to.equal(0);
+    // Its dashboard step: the browser bundle, made by esbuild now so that nothing bundles at run time.
+    const bundle = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'services/gateway/dashboard/build.ts'), join(app, 'dist')], { encoding: 'utf8' });
+    expect(bundle.status, bundle.stdout + bundle.stderr).to.equal(0);
     // What the image's runtime stage copies besides node_modules: package.json and the launcher.
     mkdirSync(join(app, 'bin'));
     copyFileSync(join(ROOT, 'bin/tock.js'), join(app, 'bin/tock.js'));
@@ -45,10 +48,13 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('the hook refuses TypeScript (so the runs below would fail if they needed it)', () => {
+  it('the hook refuses TypeScript and esbuild (so the runs below would fail if they needed them)', () => {
     const direct = spawnSync(process.execPath, ['--import', HOOK, '--input-type=module', '-e', "await import('./services/cli/args.ts')"], { cwd: ROOT, encoding: 'utf8' });
     expect(direct.status).to.not.equal(0);
     expect(direct.stderr).to.contain('TypeScript at run time');
+    const bundler = spawnSync(process.execPath, ['--import', HOOK, '--input-type=module', '-e', "await import('esbuild')"], { cwd: ROOT, encoding: 'utf8' });
+    expect(bundler.status).to.not.equal(0);
+    expect(bundler.stderr).to.contain('esbuild at run time');
   });
 
   it('the embedded entry point serves /healthz and the API, and its executor thread calls a URL', async () => {
@@ -80,6 +86,18 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
     } finally {
       await site.close();
     }
+    expect(output, 'no error logged').not.to.match(/"level":"error"/);
+  });
+
+  it('the gateway serves the dashboard bundled at build time (esbuild is not loaded at run time)', async () => {
+    const page = await fetch(`${baseUrl}/dashboard/`);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-security-policy')).to.contain("script-src 'self'");
+    expect(await page.text()).to.contain('<script type="module" src="app.js">');
+    const script = await fetch(`${baseUrl}/dashboard/app.js`);
+    expect(script.status).to.equal(200);
+    expect(script.headers.get('content-type')).to.match(/^text\/javascript/);
+    expect(await script.text()).to.equal(readFileSync(join(app, 'dist/services/gateway/dashboard/static/app.js'), 'utf8'));
     expect(output, 'no error logged').not.to.match(/"level":"error"/);
   });
 

@@ -33,6 +33,12 @@ describe('config', () => {
     }
   });
 
+  it('serves the dashboard unless TOCK_DASHBOARD=off; another value is refused, naming the variable', () => {
+    expect(loadConfig({}).TOCK_DASHBOARD).to.equal('on');
+    expect(loadConfig({ TOCK_DASHBOARD: 'off' }).TOCK_DASHBOARD).to.equal('off');
+    expect(() => loadConfig({ TOCK_DASHBOARD: 'no' })).to.throw(ConfigError, /TOCK_DASHBOARD/);
+  });
+
   it('reports every problem, one line each, naming the variable', () => {
     try {
       loadConfig({ PORT: 'eighty', TOCK_BOOTSTRAP_TOKEN: 'short', NATS_URL: 'http://x', TOCK_RATE_LIMIT: 'fast' });

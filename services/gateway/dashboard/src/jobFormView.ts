@@ -1,0 +1,157 @@
+import { ApiError, type Call } from './api.ts';
+import { h, replace } from './dom.ts';
+import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, PRIMARY, valuesFromRecord, type Field, type FormValues } from './fields.ts';
+import type { JobRecord } from './format.ts';
+import type { ViewContext } from './view.ts';
+import { previewLines } from './preview.ts';
+
+let openApi: Promise<unknown> | undefined;
+/** The OpenAPI document (public, same for every account): fetched once per page load. */
+function openApiDocument() {
+  openApi ??= fetch('/api/v1/openapi.json').then((r) => (r.ok ? r.json() : Promise.reject(new Error(`openapi.json: HTTP ${r.status}`))));
+  return openApi;
+}
+
+/** The control of one field, its value set from the form's values. */
+function control(f: Field, value: string | boolean, groups: Named[]): HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement {
+  const attrs = { id: `field-${f.name}`, name: f.name, 'aria-describedby': `error-${f.name}` };
+  switch (f.kind) {
+    case 'bool':
+      return h('input', { attrs: { ...attrs, type: 'checkbox' }, checked: value === true });
+    case 'choice':
+      return h('select', { attrs, value: String(value) }, ...(f.options ?? []).map((o) => h('option', { value: o }, o)));
+    case 'group': {
+      const select = h('select', { attrs }, h('option', { value: '' }, 'no group'), ...groups.map((g) => h('option', { value: String(g.id) }, `${g.name} (#${g.id})`)));
+      select.value = String(value);
+      return select;
+    }
+    case 'multiline':
+      return h('textarea', { attrs: { ...attrs, rows: 4, maxlength: f.maxLength }, value: String(value) });
+    case 'int':
+    case 'optionalInt':
+      return h('input', { attrs: { ...attrs, type: 'number', step: 1, min: f.min, max: f.max }, value: String(value) });
+    case 'secret':
+      return h('input', { attrs: { ...attrs, type: 'password', autocomplete: 'new-password', maxlength: f.maxLength }, value: String(value) });
+    default:
+      return h('input', { attrs: { ...attrs, type: 'text', maxlength: f.maxLength, required: f.required }, value: String(value) });
+  }
+}
+
+interface Named {
+  id: number;
+  name: string;
+}
+interface Loaded {
+  fields: Field[];
+  groups: Named[];
+  /** The account's channels, for the notifyChannels hint; empty when the notifier cannot say. */
+  channels: (Named & { type: string })[];
+  values: FormValues;
+  original: FormValues | undefined;
+}
+
+async function load(call: Call, id: number | undefined): Promise<Loaded> {
+  const fields = fieldsFromOpenApi(await openApiDocument());
+  const groups = await call<Named[]>('group_list');
+  const channels = await call<Loaded['channels']>('channel_list').catch(() => []);
+  if (id === undefined) {
+    const account = await call<{ timezone: string }>('account_get');
+    return { fields, groups, channels, values: defaultValues(fields, account.timezone), original: undefined };
+  }
+  const job = await call<JobRecord>('cron_get', { id });
+  const values = valuesFromRecord(fields, job);
+  return { fields, groups, channels, values, original: { ...values } };
+}
+
+/** The line under a field: its description, and what the form knows that helps fill it. */
+function hintOf(f: Field, { channels, original }: Pick<Loaded, 'channels' | 'original'>) {
+  if (f.kind === 'secret' && original) return `${f.doc}; leave empty to keep the current one`;
+  if (f.name === 'notifyChannels') {
+    return `${f.doc}. ${channels.length ? `Channels: ${channels.map((c) => `${c.id} ${c.name || c.type} (${c.type})`).join(', ')}` : 'The account has no channel yet.'}`;
+  }
+  return f.doc;
+}
+
+/** Create (no id) or edit a job. The API's error goes next to the field its message names. */
+export function jobFormView({ call, main, go }: ViewContext, id?: number) {
+  const status = h('p', { className: 'error', attrs: { role: 'alert', id: 'form-error' } });
+  replace(main, h('h1', {}, id === undefined ? 'New cron job' : `Edit cron job #${id}`), status, h('p', { className: 'hint' }, 'Loading…'));
+  let stopped = false;
+  load(call, id).then(
+    (loaded) => {
+      if (!stopped) draw(loaded);
+    },
+    (error: Error) => replace(status, `Cannot load the form: ${error.message}`),
+  );
+
+  function draw(loaded: Loaded) {
+    const { fields, groups, values, original } = loaded;
+    const controls = new Map<string, ReturnType<typeof control>>();
+    const errors = new Map<string, HTMLElement>();
+    const preview = h('div', { className: 'preview', attrs: { id: 'schedule-preview', 'aria-live': 'polite' } });
+    const row = (f: Field) => {
+      const input = control(f, values[f.name] ?? '', groups);
+      controls.set(f.name, input);
+      const error = h('span', { className: 'field-error', attrs: { id: `error-${f.name}`, 'data-error-for': f.name } });
+      errors.set(f.name, error);
+      return h('div', { className: `field field-${f.kind}` }, h('label', { attrs: { for: `field-${f.name}` } }, f.name), input, h('span', { className: 'hint' }, hintOf(f, loaded)), error, f.name === 'filter' ? preview : null);
+    };
+    const current = (): FormValues => Object.fromEntries([...controls].map(([name, c]) => [name, c instanceof HTMLInputElement && c.type === 'checkbox' ? c.checked : c.value]));
+    const updatePreview = () => {
+      const v = current();
+      const { text, error } = previewLines(String(v.expression ?? ''), String(v.timezone ?? '') || 'UTC', String(v.filter ?? ''), id, Date.now());
+      replace(preview, h('strong', {}, 'Preview'), h('span', { className: 'hint' }, ` (times in ${String(v.timezone ?? '') || 'UTC'})`), error ? h('p', { className: 'field-error' }, error) : h('ul', {}, ...text.map((t) => h('li', {}, t))));
+    };
+    const submit = h('button', { attrs: { type: 'submit', id: 'save' } }, id === undefined ? 'Create job' : 'Save changes');
+    const form = h(
+      'form',
+      {
+        className: 'job-form',
+        attrs: { novalidate: true },
+        on: {
+          submit: (event) => {
+            event.preventDefault();
+            void save();
+          },
+          input: (event) => {
+            const name = (event.target as HTMLInputElement).name;
+            if (['expression', 'timezone', 'filter'].includes(name)) updatePreview();
+          },
+        },
+      },
+      ...fields.filter((f) => PRIMARY.includes(f.name)).map(row),
+      h('details', {}, h('summary', {}, 'More settings'), ...fields.filter((f) => !PRIMARY.includes(f.name)).map(row)),
+      h('div', { className: 'toolbar' }, submit, h('a', { attrs: { href: id === undefined ? '#/' : `#/jobs/${id}` } }, 'Cancel')),
+    );
+    replace(main, h('h1', {}, id === undefined ? 'New cron job' : `Edit cron job #${id}`), status, form);
+    updatePreview();
+
+    async function save() {
+      replace(status);
+      for (const e of errors.values()) replace(e);
+      submit.disabled = true;
+      try {
+        const masked = maskedSecretLeft(current(), original);
+        if (masked) throw new ApiError(3, masked.message);
+        const params = paramsFromValues(fields, current(), original);
+        const job = await call<JobRecord>(id === undefined ? 'cron_add' : 'cron_edit', id === undefined ? params : { ...params, id });
+        go(`/jobs/${job.id}`);
+      } catch (error) {
+        const message = error instanceof ApiError ? error.message : String(error);
+        const field = fieldOfMessage(message, [...controls.keys()]);
+        const where = field && errors.get(field);
+        if (where) {
+          replace(where, message);
+          // A field under the closed "More settings" would hide its message: open it.
+          where.closest('details')?.setAttribute('open', '');
+          controls.get(field)?.focus();
+        } else replace(status, message);
+      } finally {
+        submit.disabled = false;
+      }
+    }
+  }
+  return () => {
+    stopped = true;
+  };
+}
