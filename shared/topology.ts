@@ -2,7 +2,8 @@ import type { Bus, ConsumerOptions, StreamConfig } from './bus/bus.ts';
 
 /**
  * The bus topology, documented for third-party subscribers in the README:
- * - RUNS (work queue): `tock.runs.due.<jobId>`, payload tock.v1.DueRun, message id = run id.
+ * - RUNS (work queue): `tock.runs.due.<jobId>` (the planner's) and `tock.runs.retry.<jobId>` (an
+ *   executor's next attempt of a failed call), payload tock.v1.DueRun, message id = attempt id.
  * - EXECUTIONS (kept 7 days): `tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>`,
  *   payload tock.v1.Execution, message id = run id.
  * - NOTIFICATIONS (kept 7 days): `tock.notifications.<accountId>.<kind>`, payload
@@ -12,7 +13,7 @@ export const MINUTE = 60_000;
 
 export const RUNS_STREAM: StreamConfig = {
   name: 'RUNS',
-  subjects: ['tock.runs.due.>'],
+  subjects: ['tock.runs.due.>', 'tock.runs.retry.>'],
   retention: 'workqueue',
   // Longer than any planner failover: a replayed or second planner's publish is dropped.
   duplicateWindowMs: 15 * MINUTE,
@@ -41,6 +42,11 @@ export const NOTIFICATIONS_STREAM: StreamConfig = {
 export const notificationSubject = (accountId: number, kind: string) => `tock.notifications.${accountId}.${kind}`;
 
 export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
+/**
+ * An attempt after a failed call, put on the bus by the executor that made it. A subject of its
+ * own, so an executor may publish retries without the right to plan runs (see nats.conf).
+ */
+export const retrySubject = (jobId: number) => `tock.runs.retry.${jobId}`;
 
 /** A live notice (no stream): runs of the job put on the bus before `before` (ms) are stale. */
 export const runCancelSubject = (jobId: number) => `tock.runs.cancel.${jobId}`;

@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.ts';
 import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
-import { CONSUMERS, decodeCancel, dueRunSubject, executionSubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
+import { CONSUMERS, decodeCancel, executionSubject, retrySubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
 import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
 import { attemptId, attemptOf, executionOf, failedExecution, fireAt, outcomeName, requestFor, retryNotMade, retryOf, skippedExecution } from './executeRun.ts';
 import { EnvelopeError } from '../../shared/crypto/envelope.ts';
@@ -93,7 +93,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     if (execution.outcome === ExecutionOutcome.FAILED && attempt <= run.target!.retries && shouldRetry(result)) {
       const now = clock.now();
       const next = retryOf(run, now + retryDelayMs(attempt, run.target!.retryBackoff, result, now));
-      await bus.publish(dueRunSubject(Number(run.target!.jobId)), toBinary(DueRunSchema, next), { msgId: attemptId(next) });
+      await bus.publish(retrySubject(Number(run.target!.jobId)), toBinary(DueRunSchema, next), { msgId: attemptId(next) });
       execution.willRetry = true;
     }
     const id = attemptId(run);

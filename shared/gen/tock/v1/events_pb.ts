@@ -133,7 +133,8 @@ export const SigningSecretSchema: GenMessage<SigningSecret> = /*@__PURE__*/
   messageDesc(file_tock_v1_events, 1);
 
 /**
- * NATS subject tock.runs.due.<jobId>, stream RUNS (work queue), message id = run_id.
+ * NATS subject tock.runs.due.<jobId> (planned) or tock.runs.retry.<jobId> (a next attempt), stream RUNS
+ * (work queue), message id = run_id (attempts after the first: run_id#attempt).
  *
  * @generated from message tock.v1.DueRun
  */
