@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
-import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 import { capture } from '../support/capture.ts';
@@ -15,13 +15,7 @@ const SECONDS = Number(process.env.TOCK_FAULT_SECONDS ?? 30);
 // sqlite (default): one file shared by the processes of this machine. postgres: the event store and
 // the logs read model in PostgreSQL, with a second replica of jobs, logs and gateway from the start.
 const STORE = process.env.TOCK_FAULT_STORE === 'postgres' ? 'postgres' : 'sqlite';
-const READY: Partial<Record<string, RegExp>> = {
-  jobs: /jobs service listening/,
-  planner: /planner service listening/,
-  executor: /executor consuming due runs/,
-  logs: /logs service listening/,
-  gateway: /gateway listening/,
-};
+const READY: Partial<Record<string, RegExp>> = SERVICE_READY;
 
 describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs every second for ${SECONDS} s, every service its own process, on ${STORE} (authenticated gRPC, each service its own NATS user)`, function () {
   this.timeout((SECONDS + 180) * 1000);

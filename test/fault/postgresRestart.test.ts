@@ -8,21 +8,14 @@ import { capture } from '../support/capture.ts';
 import { grpcHealthClient, httpReady, watchProbes } from '../support/health.ts';
 import { natsServer } from '../support/natsServer.ts';
 import { privatePostgresMissing, startPrivatePostgres } from '../support/privatePostgres.ts';
-import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const JOBS = 5;
 const OUTAGE_MS = 10_000;
-const READY: Record<string, RegExp> = {
-  jobs: /jobs service listening/,
-  planner: /planner service listening/,
-  executor: /executor consuming due runs/,
-  logs: /logs service listening/,
-  notifier: /notifier listening/,
-  gateway: /gateway listening/,
-};
+const READY: Partial<Record<string, RegExp>> = SERVICE_READY;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('self-healing: PostgreSQL (event store and logs) restarts under load, every service comes back by itself', function () {

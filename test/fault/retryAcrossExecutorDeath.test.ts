@@ -5,16 +5,10 @@ import { join } from 'node:path';
 import { apiClient, ok, type ApiClient } from '../support/api.ts';
 import { capture } from '../support/capture.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
-import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
 import { startTarget, waitFor } from '../support/target.ts';
 
-const READY: Record<string, RegExp> = {
-  jobs: /jobs service listening/,
-  planner: /planner service listening/,
-  executor: /executor consuming due runs/,
-  logs: /logs service listening/,
-  gateway: /gateway listening/,
-};
+const READY: Partial<Record<string, RegExp>> = SERVICE_READY;
 const RETRY_AFTER_S = 4;
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { grpcHealthClient, httpReady, watchProbes } from '../support/health.ts';
-import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
 import { waitFor } from '../support/target.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 import { capture } from '../support/capture.ts';
@@ -14,13 +14,7 @@ import { natsServer } from '../support/natsServer.ts';
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const JOBS = 20;
 const OUTAGE_MS = 20_000;
-const READY: Partial<Record<string, RegExp>> = {
-  jobs: /jobs service listening/,
-  planner: /planner service listening/,
-  executor: /executor consuming due runs/,
-  logs: /logs service listening/,
-  gateway: /gateway listening/,
-};
+const READY: Partial<Record<string, RegExp>> = SERVICE_READY;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('self-healing: the bus and then the event store go away for 20 s each under load, every service comes back by itself', function () {

@@ -15,6 +15,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The log line each service prints once it serves (what startService waits for). */
+export const SERVICE_READY: Record<'jobs' | 'planner' | 'executor' | 'logs' | 'notifier' | 'gateway', RegExp> = {
+  jobs: /jobs service listening/,
+  planner: /planner service listening/,
+  executor: /executor consuming due runs/,
+  logs: /logs service listening/,
+  notifier: /notifier listening/,
+  gateway: /gateway listening/,
+};
+
 export interface ServiceProcess {
   name: string;
   child: ChildProcess;
