@@ -9,6 +9,9 @@
  */
 import type { Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 
+/** The meta key holding the highest entry id ever given (ids are never given twice, even once pruned). */
+export const MAX_ID_KEY = 'max_id';
+
 export interface LogsViewOptions {
   /** Results kept per job in the log (1000 by default, a server setting). */
   keepPerJob?: number;

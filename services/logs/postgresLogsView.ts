@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
-import { keepSetting, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
+import { keepSetting, MAX_ID_KEY, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
 
 const tableSql = (s: string, t: string) => `
@@ -53,7 +53,10 @@ const schemaSql = (s: string, lockKey: string) => `
   BEGIN
     -- Held until commit: batches of all replicas take turns.
     PERFORM pg_advisory_xact_lock(hashtext('${lockKey}'));
-    SELECT greatest(coalesce((SELECT max(id) FROM ${s}.log), 0), coalesce((SELECT max(id) FROM ${s}.failures), 0)) INTO v_max;
+    -- The highest id ever given, not only the highest kept: an entry pruned at once (an old result
+    -- arriving late) must not hand its id to the next one.
+    SELECT greatest(coalesce((SELECT max(id) FROM ${s}.log), 0), coalesce((SELECT max(id) FROM ${s}.failures), 0),
+                    coalesce((SELECT value::bigint FROM ${s}.meta WHERE key = '${MAX_ID_KEY}'), 0)) INTO v_max;
     FOR i IN 1 .. coalesce(array_length(p_run_ids, 1), 0) LOOP
       IF EXISTS (SELECT 1 FROM ${s}.log WHERE run_id = p_run_ids[i]) OR EXISTS (SELECT 1 FROM ${s}.failures WHERE run_id = p_run_ids[i]) THEN
         v_fresh := v_fresh || false;
@@ -71,6 +74,7 @@ const schemaSql = (s: string, lockKey: string) => `
       END IF;
       v_fresh := v_fresh || true;
     END LOOP;
+    INSERT INTO ${s}.meta (key, value) VALUES ('${MAX_ID_KEY}', v_max::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value;
     RETURN v_fresh;
   END $fn$;
 `;

@@ -4,7 +4,7 @@ import { AppError } from '../../shared/errors.ts';
 import { single } from '../../shared/single.ts';
 import { privateDbFile, useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
-import { keepSetting, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
+import { keepSetting, MAX_ID_KEY, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
 
 type Table = 'log' | 'failures';
@@ -74,9 +74,17 @@ class SqliteLogsView {
     // WAL with NORMAL loses at most the last commits on power loss; they are unacked, so redelivered.
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;${TABLES.map(tableSql).join('')}`);
-    this.maxId = Math.max(...TABLES.map((t) => (this.db.prepare(`SELECT max(id) AS m FROM ${t}`).get() as { m: number | null }).m ?? 0));
+    // The highest id ever given, not only the highest kept: an entry pruned at once (an old result
+    // arriving late) must not hand its id to the next one, even after a restart.
+    const given = Number(this.getMeta(MAX_ID_KEY) ?? 0);
+    this.maxId = Math.max(given, ...TABLES.map((t) => (this.db.prepare(`SELECT max(id) AS m FROM ${t}`).get() as { m: number | null }).m ?? 0));
     this.applyRetentionSettings();
-    const inTransaction = this.db.transaction((batch: RecordInput[]) => batch.map((item) => this.insert(item)));
+    const inTransaction = this.db.transaction((batch: RecordInput[]) => {
+      const before = this.maxId;
+      const fresh = batch.map((item) => this.insert(item));
+      if (this.maxId !== before) this.setMeta(MAX_ID_KEY, String(this.maxId));
+      return fresh;
+    });
     this.recordBatch = (batch) => {
       try {
         return inTransaction(batch);

@@ -183,6 +183,19 @@ export function logsViewContract(name: string, fixture: () => LogsViewFixture) {
         expect(await runIds(view, { jobId: 2n })).to.deep.equal(['other-job']);
       });
 
+      it('never gives an id twice, even one whose entry was pruned as soon as it was written', async () => {
+        const small = await stores.open({ keepPerJob: 1, keepFailuresPerJob: 1 });
+        try {
+          await small.record(execution({ runId: 'new', time: T0 }));
+          await small.record(execution({ runId: 'late', time: T0 - 60n })); // pruned at once: older than the one kept
+          await small.record(execution({ runId: 'next', jobId: 2n, time: T0 }));
+          const ids = (await small.query({ accountId: 1n })).map((e) => [e.execution.runId, e.id]);
+          expect(ids).to.deep.equal([['next', 3], ['new', 1]]);
+        } finally {
+          await small.close();
+        }
+      });
+
       it('keeps the newest by scheduled time: a late old result does not push out a newer one', async () => {
         const small = await stores.open({ keepPerJob: 3, keepFailuresPerJob: 2 });
         try {
