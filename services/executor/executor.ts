@@ -12,6 +12,7 @@ import type { Sealer } from '../../shared/job/index.ts';
 import { createFairGate } from './fairGate.ts';
 import { createInstantQueue } from './instantQueue.ts';
 import { rememberOpened } from './openedSecrets.ts';
+import { createSlices } from './slices.ts';
 import type { HttpCaller, HttpResult } from './httpCall.ts';
 import { recordRun, recordSkip } from './recordRun.ts';
 import { retryDelayMs, shouldRetry } from './retryPolicy.ts';
@@ -33,6 +34,8 @@ export interface ExecutorOptions {
 
 /** How many runs of one account may wait for a call slot, per slot: more are skipped, not held. */
 const WAITING_PER_SLOT = 10;
+/** Runs taken off the bus per turn of the event loop (each costs tens of microseconds). */
+const ARRIVAL_SLICE = 256;
 /** Without a per-account limit, how many of one account's runs due together are built ahead of their instant. */
 const PREPARED_UNLIMITED = 1000;
 /** Without a per-account limit, how many runs of one account may wait before the rest are skipped. */
@@ -209,9 +212,10 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     }
   };
 
+  const arrivals = createSlices(ARRIVAL_SLICE);
   const consumer = await bus.consume(CONSUMERS.executors, async (msg) => {
     try {
-      await handle(msg);
+      await arrivals.run(() => handle(msg));
     } catch (error) {
       // The bus or the lease store failed, not the target: let another attempt (or replica) take it.
       log.error('run failed to complete; will be redelivered', { subject: msg.subject, error });
