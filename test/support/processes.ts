@@ -85,7 +85,8 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    // 'close', not 'exit': at 'exit' the child's output may still be unread in its pipes.
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
 }
 
