@@ -16,3 +16,27 @@ export function timeSlicer(ms = 10): () => Promise<void> | undefined {
     );
   };
 }
+
+/**
+ * `Promise.all` over `count` tasks started in slices, with at most `concurrency` unsettled at
+ * once. Started all together, the tasks' continuations (a decision, then an append, for each job
+ * of a batch) would all come due in one turn of the event loop, however sliced the loop that
+ * started them; with a small window, one turn holds only a few of them.
+ */
+export async function slicedAll<T>(count: number, task: (i: number) => Promise<T>, concurrency = 16, slice = timeSlicer()): Promise<T[]> {
+  const results: Promise<T>[] = [];
+  const running = new Set<Promise<unknown>>();
+  for (let i = 0; i < count; i++) {
+    await slice();
+    while (running.size >= concurrency) await Promise.race(running);
+    const pending = task(i);
+    // Handled by Promise.all below; until then a failure must not count as unhandled.
+    const settled: Promise<boolean> = pending.then(
+      () => running.delete(settled),
+      () => running.delete(settled),
+    );
+    running.add(settled);
+    results.push(pending);
+  }
+  return Promise.all(results);
+}

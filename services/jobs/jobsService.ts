@@ -6,7 +6,7 @@ import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, typ
 import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
-import { timeSlicer } from '../../shared/timeSlice.ts';
+import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
@@ -16,6 +16,8 @@ import type { JobEntry, JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
 export const MAX_PAGE = 1000;
+/** Writes of one batch under way at once: enough to keep a PostgreSQL pool busy, few enough that their continuations fit in a slice. */
+const WRITES_IN_FLIGHT = 16;
 
 export interface RunOrder {
   /** Unix seconds: > now schedules the run then; any other value > 0 runs now. */
@@ -150,15 +152,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
           return position;
         };
-        const writes: Promise<bigint | null>[] = [];
-        for (let i = 0; i < jobIds.length; i++) {
-          await slice();
-          const pending = write(jobIds[i]!, i);
-          // Handled by Promise.all below; until then a failure must not count as unhandled.
-          pending.catch(() => {});
-          writes.push(pending);
-        }
-        await settle(await Promise.all(writes));
+        await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
         if (retry) await view.catchUp(store, 'cronjob');
         return jobIds.map((id) => fresh(id, accountId));
       }, idempotencyKey !== null);
@@ -186,12 +180,16 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         // The run is decided too: a disabled job refuses it (6) before the edit is stored.
         decideJob(runOrderCommand(accountId, entry.job.id, run, method), entry.job, now());
       }
-      const positions = await Promise.all(
-        entries.map(async ({ job }) => {
+      const positions = await slicedAll(
+        entries.length,
+        async (i) => {
+          const { job } = entries[i]!;
           const edited = await runJobCommand({ type: 'EditJob', id: job.id, accountId, input });
           if (!run) return edited.position;
           return (await runJobCommand(runOrderCommand(accountId, job.id, run, edited.state!.settings.httpMethod))).position;
-        }),
+        },
+        WRITES_IN_FLIGHT,
+        slice,
       );
       await settle(positions);
       return entries.map(({ job }) => fresh(job.id, accountId));
