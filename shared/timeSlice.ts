@@ -4,8 +4,10 @@
  * turn (setImmediate) once the current slice has run `ms`, so other requests, timers and health
  * checks are served while the loop works. Between turns it costs one clock read.
  */
-export function timeSlicer(ms = 10): () => Promise<void> | undefined {
-  let started = performance.now();
+export function timeSlicer(ms = 10, options: { yieldFirst?: boolean } = {}): () => Promise<void> | undefined {
+  // yieldFirst: the first call gives a turn at once, for a loop that comes right after other
+  // heavy work of the same turn (decoding the batch it goes through).
+  let started = options.yieldFirst ? -Infinity : performance.now();
   return () => {
     if (performance.now() - started < ms) return undefined;
     return new Promise<void>((resolve) =>

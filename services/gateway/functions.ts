@@ -7,6 +7,7 @@ import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
+import { timeSlicer } from '../../shared/timeSlice.ts';
 import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord } from './records.ts';
 
 export interface Clients {
@@ -143,13 +144,20 @@ export const FUNCTIONS: Record<string, Fn> = {
     const body = new Params([json], canonical);
     const data = batchData(body.raw('data'));
     const idempotencyKey = header ?? body.str('idempotencyKey') ?? params.str('idempotencyKey');
-    const elements = data.map((element, i) =>
-      inElement(i, () => {
-        if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
-        const p = new Params([element as Record<string, unknown>], canonical);
-        return { settings: settingsFrom(p), run: runOrder(p) ?? { run: 0n } };
-      }),
-    );
+    // Read in slices: 1000 elements take tens of milliseconds, and other requests wait meanwhile;
+    // the first turn is given at once (parsing the body took this one).
+    const slice = timeSlicer(10, { yieldFirst: true });
+    const elements: { settings: ReturnType<typeof settingsFrom>; run: { run: bigint; payload?: string } }[] = [];
+    for (const [i, element] of data.entries()) {
+      await slice();
+      elements.push(
+        inElement(i, () => {
+          if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
+          const p = new Params([element as Record<string, unknown>], canonical);
+          return { settings: settingsFrom(p), run: runOrder(p) ?? { run: 0n } };
+        }),
+      );
+    }
     try {
       await checkChannels(c, accountId, elements.map((e) => e.settings));
       const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run), idempotencyKey }).catch((error) => {
