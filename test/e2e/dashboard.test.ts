@@ -214,8 +214,9 @@ describe('dashboard in a browser', function () {
         // Longer than a refresh period: a visible tab would have refreshed in it.
         await new Promise((r) => setTimeout(r, 5500));
         expect(lists.filter((t) => t > hiddenAt + 200), 'refreshes while hidden').to.deep.equal([]);
-        await setHidden(false);
+        // Taken before: the refresh's request can reach this process before the evaluate's answer.
         const shownAt = Date.now();
+        await setHidden(false);
         // At once, or as soon as a refresh still running ends: well before the 5 s period.
         await waitFor(() => lists.some((t) => t >= shownAt), 4000, 'a refresh as soon as the tab shows');
       } finally {
