@@ -7,7 +7,7 @@ import type { ServiceClient } from '../../shared/grpc/bridge.ts';
 import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
-import { timeSlicer } from '../../shared/timeSlice.ts';
+import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord } from './records.ts';
 
 export interface Clients {
@@ -93,7 +93,7 @@ async function records(jobs: CronJob[], c: Clients, accountId: bigint) {
     );
   }
   const byId = new Map(live.map((j, i) => [j.id, next[i] ? Number(next[i]) : null]));
-  return jobs.map((j) => jobRecord(j, byId.get(j.id) ?? null));
+  return slicedMap(jobs, (j) => jobRecord(j, byId.get(j.id) ?? null));
 }
 const record = async (job: CronJob, c: Clients, accountId: bigint) => (await records([job], c, accountId))[0];
 
@@ -146,7 +146,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     const idempotencyKey = header ?? body.str('idempotencyKey') ?? params.str('idempotencyKey');
     // Read in slices: 1000 elements take tens of milliseconds, and other requests wait meanwhile;
     // the first turn is given at once (parsing the body took this one).
-    const slice = timeSlicer(10, { yieldFirst: true });
+    const slice = timeSlicer({ yieldFirst: true });
     const elements: { settings: ReturnType<typeof settingsFrom>; run: { run: bigint; payload?: string } }[] = [];
     for (const [i, element] of data.entries()) {
       await slice();

@@ -1,10 +1,11 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import type { Clock } from '../../shared/clock.ts';
+import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { DEFAULT_ACCOUNT_JOB_LIMIT } from '../../shared/config.ts';
 import { AppError } from '../../shared/errors.ts';
 import {
   type AccountSchema,
-  type CronJobSchema,
+  CronJobSchema,
   type GroupSchema,
   GroupDeleteMode,
   JobAction,
@@ -70,12 +71,20 @@ const DELETE_MODES: Record<number, 'ungroup' | 'vanish' | 'empty'> = {
 
 /** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
 export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
-  const jobs = (entries: JobEntry[]) => ({ jobs: entries.map((e) => toProtoJob(e, clock.now())) });
+  // Messages made in slices: create() keeps them as they are, so the reply's one remaining step
+  // in one turn is encoding (1000 jobs: 10-25 ms in one go, toProtoJob included).
+  const jobs = async (entries: JobEntry[]) => {
+    const now = clock.now();
+    return { jobs: await slicedMap(entries, (e) => create(CronJobSchema, toProtoJob(e, now))) };
+  };
   const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
   return {
-    addJobs: async (r) =>
-      jobs(await service.addJobs(Number(r.accountId), r.jobs.map(settingsFromProto), r.jobs.map((_, i) => order(r.runs[i])), r.idempotencyKey ?? null)),
+    addJobs: async (r) => {
+      // Decoding the batch took this turn: the next one is given at once.
+      const inputs = await slicedMap(r.jobs, (j) => settingsFromProto(j), timeSlicer({ yieldFirst: true }));
+      return jobs(await service.addJobs(Number(r.accountId), inputs, r.jobs.map((_, i) => order(r.runs[i])), r.idempotencyKey ?? null));
+    },
     editJobs: async (r) =>
       jobs(
         await service.editJobs(
@@ -156,7 +165,7 @@ export function adminGrpcImpl(service: JobsService, clock: Clock, accountJobLimi
     rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
     enableAccount: async (r) => toProtoAccount(await service.enableAccount(Number(r.id))),
     listAccountJobs: async (r) =>
-      ({ jobs: service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: null }).map((e) => toProtoJob(e, clock.now())) }),
+      ({ jobs: await slicedMap(service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: null }), (e) => create(CronJobSchema, toProtoJob(e, clock.now()))) }),
     deleteAccountJobs: async (r) => ({ deleted: await service.deleteAllJobs(Number(r.id)) }),
   };
 }

@@ -116,7 +116,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       const prefix = (i: number) => (inputs.length > 1 || runs.length > 1 ? `data[${i}]` : null);
       // A batch of costly schedules is validated and written in slices: other requests get turns,
       // the first one right away (decoding and hashing the batch took this turn already).
-      const slice = timeSlicer(10, { yieldFirst: true });
+      const slice = timeSlicer({ yieldFirst: true });
       // Validate every element before writing anything: a batch that fails validation changes nothing.
       for (const [i, input] of inputs.entries()) {
         await slice();
