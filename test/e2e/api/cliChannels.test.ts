@@ -4,6 +4,7 @@ import { runCli } from '../../support/processes.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
 import { startReceiver } from '../../integration/notifier/harness.ts';
 import { capture } from '../../support/capture.ts';
+import { waitFor } from '../../support/target.ts';
 
 /** `tock channels ...` as its own process on the SQLite file of a running embedded system. */
 describe('operator CLI: notification channels, against a running system (embedded mode)', function () {
@@ -36,11 +37,16 @@ describe('operator CLI: notification channels, against a running system (embedde
     expect(tested.code, tested.stderr).to.equal(0);
     expect(receiver.received.map((r) => r.url)).to.deep.equal(['/cli-hook']);
     expect((await runCli(['channels', 'edit', id, '--account', '1', '--disable'], env)).stdout).to.include(`channel ${id} (webhook, ops) disabled`);
-    const seen = await ok(target.api.call('channel_list'));
+    // The CLI writes to the store from its own process: the running server sees it at its
+    // subscription's next poll (25 ms), not necessarily by the time the CLI has exited.
+    const seen = await waitFor(async () => {
+      const list = await ok<any[]>(target.api.call('channel_list'));
+      return list[0]?.enabled === false && list;
+    }, 5000, 'the disabled channel in channel_list');
     expect(seen).to.have.length(1);
     expect(seen[0]).to.include({ id: Number(id), enabled: false });
     expect((await runCli(['channels', 'delete', id, '--account', '1'], env)).code).to.equal(0);
-    expect(await ok(target.api.call('channel_list'))).to.deep.equal([]);
+    await waitFor(async () => (await ok<any[]>(target.api.call('channel_list'))).length === 0, 5000, 'an empty channel_list');
   });
 
   it('refuses a bad type and another account\'s channel with a clear message', async () => {
