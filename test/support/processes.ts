@@ -3,16 +3,27 @@ import { createServer } from 'node:net';
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 
-/** A free loopback port (bound, then released: good enough for tests on one machine). */
+const handedOut = new Set<number>();
+
+/**
+ * A free loopback port for a process the test starts (bound, then released). Taken below the
+ * kernel's ephemeral range (32768 and up on Linux): a port from that range, once released, can be
+ * given to the next bind to port 0 (a service's own ops server, an outgoing connection) before the
+ * process it was meant for binds it, and that process then fails with EADDRINUSE (seen in CI).
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-    server.on('error', reject);
-  });
+    if (free) return port;
+    handedOut.delete(port);
+  }
 }
 
 /** The log line each service prints once it serves (what startService waits for). */

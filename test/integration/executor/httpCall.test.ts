@@ -9,6 +9,7 @@ import { createHttpCaller, type HttpCaller } from '../../../services/executor/ht
 import { judge } from '../../../services/executor/judge.ts';
 import { TRUNCATION_MARKER } from '../../../services/executor/outputCapture.ts';
 import type { RequestSpec } from '../../../services/executor/buildRequest.ts';
+import { freePort } from '../../support/processes.ts';
 
 interface Seen {
   method: string;
@@ -62,13 +63,6 @@ const spec = (url: string, over: Partial<RequestSpec> = {}): RequestSpec => ({ m
 
 function job(over: Partial<RunJob>): RunJob {
   return { id: 7, url: '', httpMethod: 'GET', postData: '', httpHeaders: '', username: '', password: '', userAgent: '', timeout: 5, instances: 0, keyword: '', pattern: '', retries: 0, retryBackoff: 10, ...over };
-}
-
-/** A free port nobody listens on (for a moment): connecting to it is refused. */
-async function freePort(): Promise<number> {
-  const s = await startServer(echo);
-  await s.close();
-  return s.port;
 }
 
 describe('httpCall against real local servers', () => {
