@@ -92,7 +92,9 @@ describe('retries (embedded mode, real HTTP targets)', function () {
   });
 
   it('drops the retries still waiting when the job is changed', async () => {
-    scripts.set('/dropped', [{ status: 500 }]);
+    // Retry-After 2 s: with full jitter alone the next attempt may come due within milliseconds,
+    // before the change lands; this way it is certainly still waiting when the job is disabled.
+    scripts.set('/dropped', [{ status: 503, headers: { 'retry-after': '2' } }]);
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/dropped`, expression: 'manual', retries: 3, retryBackoff: 2 }));
     await ok(system.api.call('cron_run', { id: job.id }));
     await waitFor(() => hits('/dropped').length >= 1, 10_000, 'the first attempt');
