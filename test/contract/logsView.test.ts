@@ -70,8 +70,15 @@ describe('PostgreSQL logs read model shared by several replicas', function () {
           return flags;
         }),
       );
-      for (let i = 0; i < executions.length; i++) expect(fresh.filter((flags) => flags[i]), `run-${i}`).to.have.length(1);
       expect(await replicas[0]!.size()).to.deep.equal({ log: 120, failures: 0 }); // 4 jobs x 30
+      // Duplicates are told by the run ids the view holds: a replica that comes to an execution
+      // after the others have pruned it (30 newer ones of its job written meanwhile) writes it
+      // again and prunes it at once, so only an execution that is not kept may read as new twice.
+      const kept = new Set((await replicas[0]!.query({ accountId: 1n, limit: 1000 })).map((e) => e.execution.runId));
+      for (let i = 0; i < executions.length; i++) {
+        const times = fresh.filter((flags) => flags[i]).length;
+        expect(times === 1 || (times > 1 && !kept.has(`run-${i}`)), `run-${i} new ${times} times`).to.equal(true);
+      }
       const newest = await replicas[1]!.query({ accountId: 1n, jobId: 1n, limit: 1000 });
       expect(newest.map((e) => e.execution.runId)).to.deep.equal(Array.from({ length: 30 }, (_, k) => `run-${196 - 4 * k}`));
       expect(new Set((await replicas[2]!.query({ accountId: 1n, limit: 1000 })).map((e) => e.id)).size).to.equal(120);
