@@ -1,7 +1,9 @@
+const SLICE_MS = 2;
+
 /**
  * Cooperative time slicing for loops that process many items on the main thread (a batch of
  * jobs, a page of events, a planner sweep): `await slice()` between items gives the event loop a
- * turn (setImmediate) once the current slice has run `ms`, so other requests, timers and health
+ * turn (setImmediate) once the current slice has run SLICE_MS, so other requests, timers and health
  * checks are served while the loop works. Between turns it costs one clock read.
  *
  * 2 ms, because slices add up: several loops may be slicing at once (a batch's writes, the
@@ -9,12 +11,12 @@
  * slice of each before timers and I/O get theirs. With 5 ms slices a /healthz answer took up
  * to 45 ms of work to come back during a 1000-job batch; with 2 ms, 19-24 ms.
  */
-export function timeSlicer({ ms = 2, yieldFirst = false }: { ms?: number; yieldFirst?: boolean } = {}): () => Promise<void> | undefined {
+export function timeSlicer({ yieldFirst = false }: { yieldFirst?: boolean } = {}): () => Promise<void> | undefined {
   // yieldFirst: the first call gives a turn at once, for a loop that comes right after other
   // heavy work of the same turn (decoding the batch it goes through).
   let started = yieldFirst ? -Infinity : performance.now();
   return () => {
-    if (performance.now() - started < ms) return undefined;
+    if (performance.now() - started < SLICE_MS) return undefined;
     return new Promise<void>((resolve) =>
       setImmediate(() => {
         started = performance.now();

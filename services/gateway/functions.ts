@@ -146,18 +146,16 @@ export const FUNCTIONS: Record<string, Fn> = {
     const idempotencyKey = header ?? body.str('idempotencyKey') ?? params.str('idempotencyKey');
     // Read in slices: 1000 elements take tens of milliseconds, and other requests wait meanwhile;
     // the first turn is given at once (parsing the body took this one).
-    const slice = timeSlicer({ yieldFirst: true });
-    const elements: { settings: ReturnType<typeof settingsFrom>; run: { run: bigint; payload?: string } }[] = [];
-    for (const [i, element] of data.entries()) {
-      await slice();
-      elements.push(
+    const elements = await slicedMap(
+      data,
+      (element, i) =>
         inElement(i, () => {
           if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
           const p = new Params([element as Record<string, unknown>], canonical);
           return { settings: settingsFrom(p), run: runOrder(p) ?? { run: 0n } };
         }),
-      );
-    }
+      timeSlicer({ yieldFirst: true }),
+    );
     try {
       await checkChannels(c, accountId, elements.map((e) => e.settings));
       const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run), idempotencyKey }).catch((error) => {

@@ -5,7 +5,7 @@ import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
-import { timeSlicer } from '../../shared/timeSlice.ts';
+import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { dueRunSubject, encodeCancel, ensureTopology, runCancelSubject } from '../../shared/topology.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
 import { AccountSecrets } from './accountSecrets.ts';
@@ -184,15 +184,11 @@ export class Planner {
   /** The nextRun of job records: Unix seconds per id, 0 when none (also for unknown or another account's ids). In time slices: a page may hold 1000 costly schedules. */
   async nextRunOf(accountId: number, jobIds: number[]): Promise<number[]> {
     const now = this.options.clock.now();
-    const slice = timeSlicer();
-    const out: number[] = [];
-    for (const id of jobIds) {
-      await slice();
+    return slicedMap(jobIds, (id) => {
       const plan = this.projection.get(id);
       const [first] = plan && plan.job.accountId === accountId ? this.projection.nextRuns(accountId, id, now, 1) : [];
-      out.push(first === undefined ? 0 : Math.floor(first / 1000));
-    }
-    return out;
+      return first === undefined ? 0 : Math.floor(first / 1000);
+    });
   }
 
   private onEvent(event: RecordedEvent): void | Promise<void> {
