@@ -11,6 +11,9 @@
  *   transport, store, bus or generated code, so deciders and schedule math run and test anywhere.
  * - shared/schedule and shared/job are used through their index.ts only (their own unit tests
  *   under test/unit/schedule and test/unit/job may reach in).
+ * - The architecture picture (docs/architecture.md) holds: each rule under "The picture" below
+ *   forbids an arrow it does not draw (who may touch the event store, who publishes what on the
+ *   bus, who holds the secret key, who calls out).
  * - No import cycles.
  */
 
@@ -23,6 +26,13 @@ const ENTRY_POINTS = [
 ];
 
 /** Transports, stores and generated code: what pure domain code must not import. */
+/** State and its drivers: the event store, the bus, leases and the databases. */
+const STATEFUL = [
+  '^shared/(eventStore|bus|leases|crypto|subjects|thread)/',
+  '^shared/(openStore|sqlite|postgres|topology)\\.ts$',
+  'node_modules/(better-sqlite3|pg|@nats-io|@eventstore)/',
+];
+
 const IMPURE = [
   '^shared/(gen|grpc|bus|eventStore|leases|thread)/',
   '^shared/(sqlite|openStore|topology|config|log|runMain)\\.ts$',
@@ -73,6 +83,63 @@ module.exports = {
       severity: 'error',
       from: { pathNot: ['^shared/job/', '^test/unit/job/'] },
       to: { path: '^shared/job/', pathNot: '^shared/job/index\\.ts$' },
+    },
+    // The picture (docs/architecture.md): each rule forbids an arrow the picture does not draw.
+    {
+      name: 'gateway-holds-no-state',
+      comment: 'The gateway owns no state: no event store, bus, leases, database or secret key. It reaches jobs, planner, logs and notifier only by gRPC, so it can be replicated and restarted freely and holds nothing worth stealing.',
+      severity: 'error',
+      from: { path: '^services/gateway/' },
+      to: { path: STATEFUL },
+    },
+    {
+      name: 'gateway-calls-through-grpc-clients',
+      comment: 'The gateway speaks gRPC only through the clients of shared/grpc/bridge.ts: one place for deadlines, credentials and the mapping of errors back to AppError.',
+      severity: 'error',
+      from: { path: '^services/gateway/' },
+      to: { path: 'node_modules/@grpc/' },
+    },
+    {
+      name: 'event-store-owners',
+      comment: 'Only jobs (job, group and account streams), the planner (it follows the job events and records its watermark) and the notifier (its own streams) use the event store. Executors and logs work from the bus alone, so they scale out and keep running while the store is away.',
+      severity: 'error',
+      from: { path: '^services/(gateway|executor|logs)/' },
+      to: { path: ['^shared/eventStore/', 'node_modules/@eventstore/'] },
+    },
+    {
+      name: 'planner-decides-nothing',
+      comment: 'The planner follows the job events and plans; it never runs a command on a stream: a job changes only through the jobs service, whose deciders hold the rules.',
+      severity: 'error',
+      from: { path: '^services/planner/' },
+      to: { path: '^shared/eventStore/handleCommand\\.ts$' },
+    },
+    {
+      name: 'each-service-publishes-its-own-subjects',
+      comment: 'Who puts what on the bus, as nats.conf grants it: the planner alone publishes due runs (and their cancel notices), executors alone executions (and their own retries), the notifier alone notifications. shared/subjects/<service>.ts is imported by that service only.',
+      severity: 'error',
+      from: { path: '^services/([^/]+)/', pathNot: '^services/(embedded|cli)/' },
+      to: { path: '^shared/subjects/', pathNot: '^shared/subjects/$1\\.ts$' },
+    },
+    {
+      name: 'executor-on-the-bus-only',
+      comment: 'Executors take due runs from the bus and put executions on it; they call no service and serve none over gRPC, so any number of them can come and go.',
+      severity: 'error',
+      from: { path: '^services/executor/' },
+      to: { path: ['^shared/grpc/', 'node_modules/@grpc/'] },
+    },
+    {
+      name: 'secret-key-holders',
+      comment: 'Only jobs (which seals), executors and the notifier (which open) use the key of job and channel secrets; planner, logs and gateway never need it, so they cannot leak it.',
+      severity: 'error',
+      from: { path: '^services/(gateway|planner|logs)/' },
+      to: { path: '^shared/crypto/' },
+    },
+    {
+      name: 'only-executors-and-notifier-call-out',
+      comment: 'Only executors (job URLs) and the notifier (email, webhooks, chats) reach the outside world, both through the egress guard: no other service can be made to call into the network.',
+      severity: 'error',
+      from: { path: '^services/', pathNot: '^services/(executor|notifier)/' },
+      to: { path: ['^shared/egressGuard\\.ts$', 'node_modules/(undici|nodemailer)/'] },
     },
     {
       name: 'no-circular',

@@ -1,7 +1,8 @@
 import type { Bus, ConsumerOptions, StreamConfig } from './bus/bus.ts';
 
 /**
- * The bus topology, documented for third-party subscribers in the README:
+ * The bus topology, documented for third-party subscribers in docs/events.md. What each service
+ * publishes on is in shared/subjects/ (one module per publisher):
  * - RUNS (work queue): `tock.runs.due.<jobId>` (the planner's) and `tock.runs.retry.<jobId>` (an
  *   executor's next attempt of a failed call), payload tock.v1.DueRun, message id = attempt id.
  * - EXECUTIONS (kept 7 days): `tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>`,
@@ -39,17 +40,7 @@ export const NOTIFICATIONS_STREAM: StreamConfig = {
   maxMessages: 1_000_000,
 };
 
-export const notificationSubject = (accountId: number, kind: string) => `tock.notifications.${accountId}.${kind}`;
-
-export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
-/**
- * An attempt after a failed call, put on the bus by the executor that made it. A subject of its
- * own, so an executor may publish retries without the right to plan runs (see nats.conf).
- */
-export const retrySubject = (jobId: number) => `tock.runs.retry.${jobId}`;
-
-/** A live notice (no stream): runs of the job put on the bus before `before` (ms) are stale. */
-export const runCancelSubject = (jobId: number) => `tock.runs.cancel.${jobId}`;
+/** The planner's cancel notices (shared/subjects/planner.ts), which executors listen to. */
 export const RUN_CANCEL_SUBJECTS = 'tock.runs.cancel.*';
 export interface RunCancel {
   jobId: number;
@@ -57,7 +48,6 @@ export interface RunCancel {
   /** Only retries (attempts past the first) planned before `before`: no first attempt is ahead. */
   retries?: boolean;
 }
-export const encodeCancel = (c: RunCancel) => new TextEncoder().encode(JSON.stringify(c));
 export function decodeCancel(data: Uint8Array): RunCancel | null {
   try {
     const c = JSON.parse(new TextDecoder().decode(data));
@@ -68,7 +58,6 @@ export function decodeCancel(data: Uint8Array): RunCancel | null {
 }
 
 export type Outcome = 'succeeded' | 'failed' | 'skipped';
-export const executionSubject = (accountId: number, jobId: number, outcome: Outcome) => `tock.executions.${accountId}.${jobId}.${outcome}`;
 
 /** Durable consumers. Replicas of a service share one durable and so split its messages. */
 export const CONSUMERS = {

@@ -5,7 +5,8 @@ import { connect } from '@nats-io/transport-node';
 import { randomInt } from 'node:crypto';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
-import { ensureTopology, executionSubject } from '../../shared/topology.ts';
+import { ensureTopology } from '../../shared/topology.ts';
+import { executionSubject } from '../../shared/subjects/executor.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { FakeClock } from '../../shared/clock.ts';
-import { dueRunSubject, ensureTopology, executionSubject, MINUTE } from '../../shared/topology.ts';
+import { ensureTopology, MINUTE } from '../../shared/topology.ts';
+import { executionSubject } from '../../shared/subjects/executor.ts';
+import { dueRunSubject } from '../../shared/subjects/planner.ts';
 
 const data = new Uint8Array([1]);
 

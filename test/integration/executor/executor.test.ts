@@ -5,7 +5,8 @@ import { systemClock } from '../../../shared/clock.ts';
 import { DueRunSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { createMemoryLeases } from '../../../shared/leases/leases.ts';
 import { createLogger } from '../../../shared/log.ts';
-import { dueRunSubject, ensureTopology } from '../../../shared/topology.ts';
+import { ensureTopology } from '../../../shared/topology.ts';
+import { dueRunSubject } from '../../../shared/subjects/planner.ts';
 import { startExecutorService } from '../../../services/executor/server.ts';
 import { startTarget, waitFor } from '../../support/target.ts';
 

@@ -13,7 +13,8 @@ import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../../shar
 import { LogsService } from '../../../shared/gen/tock/v1/logs_pb.ts';
 import { createClient } from '../../../shared/grpc/bridge.ts';
 import { createLogger } from '../../../shared/log.ts';
-import { EXECUTIONS_STREAM, ensureTopology, executionSubject, type Outcome } from '../../../shared/topology.ts';
+import { EXECUTIONS_STREAM, ensureTopology, type Outcome } from '../../../shared/topology.ts';
+import { executionSubject } from '../../../shared/subjects/executor.ts';
 import { startLogsService, type LogsServiceHandle } from '../../../services/logs/logsService.ts';
 import { T0, execution, failure } from '../../unit/logs/executions.ts';
 import { nth } from '../../support/nth.ts';

@@ -12,7 +12,8 @@ import type { EventStore } from '../../../shared/eventStore/eventStore.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { createLogger } from '../../../shared/log.ts';
 import { openStore } from '../../../shared/openStore.ts';
-import { ensureTopology, executionSubject } from '../../../shared/topology.ts';
+import { ensureTopology } from '../../../shared/topology.ts';
+import { executionSubject } from '../../../shared/subjects/executor.ts';
 import { startNotifier, type NotifierOptions } from '../../../services/notifier/server.ts';
 
 export const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
