@@ -7,7 +7,7 @@ import { nth } from '../support/nth.ts';
 import { capture } from '../support/capture.ts';
 
 /**
- * What a receiver does, written here from the README's description and not with Tock's code:
+ * What a receiver does, written here from docs/api.md (Signatures) and not with Tock's code:
  * every v1 in X-Tock-Signature is a hex HMAC-SHA256 keyed with the secret over
  * "<t>.<METHOD>.<url>.<raw body>"; a t older than 5 minutes is a replay.
  */

@@ -10,7 +10,7 @@ import { executionSubject } from '../../shared/subjects/executor.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
-describe('the README example subscriber (a third party on NATS)', () => {
+describe('the docs/events.md example subscriber (a third party on NATS)', () => {
   it('receives failed executions as tock.v1.Execution through its own durable consumer', async () => {
     const bus = await connectNatsBus(NATS_URL);
     await ensureTopology(bus);
@@ -19,7 +19,7 @@ describe('the README example subscriber (a third party on NATS)', () => {
     const nc = await connect({ servers: NATS_URL });
     const jsm = await jetstreamManager(nc);
     try {
-      // The README's code, scoped to one made-up account so it sees only this test's messages.
+      // The code of docs/events.md, scoped to one made-up account so it sees only this test's messages.
       await jsm.consumers.add('EXECUTIONS', { durable_name: durable, ack_policy: AckPolicy.Explicit, filter_subject: `tock.executions.${account}.*.failed` });
       for (const outcome of [ExecutionOutcome.SUCCEEDED, ExecutionOutcome.FAILED]) {
         const e = create(ExecutionSchema, { runId: `7:${outcome}`, jobId: 7n, accountId: BigInt(account), outcome, time: 1_700_000_000n, error: outcome === ExecutionOutcome.FAILED ? 'HTTP 500' : '' });

@@ -7,7 +7,7 @@ import { nth } from '../../support/nth.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
-/** An independent check of X-Tock-Signature, as a receiver would write it from the README. */
+/** An independent check of X-Tock-Signature, as a receiver would write it from docs/api.md (Signatures). */
 function verifySignature(header: string, body: string, secret: string, nowSeconds: number): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
   const t = Number(parts.t);
