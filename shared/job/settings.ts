@@ -160,7 +160,7 @@ const ref = define<'ref', number | null>('ref');
 export const SETTINGS = {
   group: ref({ doc: 'group id; 0 or null: none', default: null, ...zeroClears(0, Number.MAX_SAFE_INTEGER) }),
   name: text({ doc: 'job name', default: '', ...length(255) }),
-  expression: text({ doc: 'when: crontab, English interval, one-time date, @unix or manual (docs/schedule.md)', default: '15 minutes', normalize: trim, ...length(255), clearable: false, schedule: true }),
+  expression: text({ doc: 'when: crontab (with R and H), English interval, one-time date, @unix or manual (docs/schedule.md)', default: '15 minutes', normalize: trim, ...length(255), clearable: false, schedule: true }),
   filter: text({ doc: 'condition over minute, hour, day, month, weekday', default: '', normalize: trim, ...length(1024), schedule: true }),
   timezone: text({ doc: "IANA time zone; default: the account's", default: (accountTimezone) => accountTimezone, normalize: trim, clearable: false, schedule: true }),
   url: text({ doc: 'http(s) URL to call; without a scheme http:// is assumed', default: '', normalize: normalizeUrl, limits: { maxLength: URL_MAX }, clearable: false, target: true }),

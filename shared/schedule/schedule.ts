@@ -44,18 +44,18 @@ export class CompiledSchedule implements Schedule {
 
 const cronCache = new Map<string, Crontab>();
 
-/** Shared Crontab for expressions without R (immutable); a private one per job otherwise. */
+/** Shared Crontab for expressions without R or H (immutable); a private one per job otherwise. */
 function crontabFor(text: string, jobId: number): Crontab {
   const cached = cronCache.get(text);
   if (cached) return cached;
   const cron = new Crontab(text, jobId);
-  if (cron.isRandom) return cron;
+  if (cron.perJob) return cron;
   if (cronCache.size >= 10_000) cronCache.clear();
   cronCache.set(text, cron);
   return cron;
 }
 
-/** Parses and validates; throws ScheduleError naming the field and what is wrong where. jobId seeds R draws (default 0). */
+/** Parses and validates; throws ScheduleError naming the field and what is wrong where. jobId seeds R draws and places H (default 0). */
 export function parseSchedule(input: {
   expression: string;
   timezone: string;
