@@ -2,12 +2,13 @@ import { parseArgs } from 'node:util';
 import { describeSchedule, nextRuns, parseSchedule, ScheduleError } from '../../shared/schedule/index.ts';
 
 const USAGE =
-  "usage: tock next '<expression>' [--filter '<f>'] [--tz ZONE] [--from ISO|unix] [--count N] [--job-id N] [--describe]";
+  "usage: tock next '<expression>' [--filter '<f>'] [--tz ZONE] [--from ISO|unix] [--count N] [--job-id N] [--dst-gap RULE] [--dst-overlap RULE] [--describe]";
 
 /**
  * `tock next`: previews a schedule, one ISO-8601 UTC instant per line (nothing for `manual` or a
  * past one-time). `--from` is "strictly after" for crontab and "the previous run / creation
- * time" for intervals; it defaults to now. `--job-id` seeds R draws; `--describe` prints the
+ * time" for intervals; it defaults to now. `--job-id` seeds R draws and places H; `--dst-gap` and
+ * `--dst-overlap` take a job's DST rules (docs/schedule.md); `--describe` prints the
  * schedule's sentence to stderr first. Returns the exit code: 0 ok, 1 invalid schedule, 2 usage.
  */
 export async function nextCommand(args: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
@@ -22,6 +23,8 @@ export async function nextCommand(args: string[], out: (line: string) => void, e
         from: { type: 'string' },
         count: { type: 'string', default: '10' },
         'job-id': { type: 'string', default: '0' },
+        'dst-gap': { type: 'string' },
+        'dst-overlap': { type: 'string' },
         describe: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -54,7 +57,8 @@ export async function nextCommand(args: string[], out: (line: string) => void, e
   }
 
   try {
-    const schedule = parseSchedule({ expression: positionals[0]!, timezone: values.tz, filter: values.filter ?? null, jobId });
+    const dst = { gap: values['dst-gap'], overlap: values['dst-overlap'] };
+    const schedule = parseSchedule({ expression: positionals[0]!, timezone: values.tz, filter: values.filter ?? null, jobId, dst });
     if (values.describe) err(describeSchedule(schedule));
     for (const run of nextRuns(schedule, from, count)) out(formatInstant(run));
     return 0;

@@ -8,7 +8,7 @@ import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './input
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
-import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
@@ -212,9 +212,11 @@ export const FUNCTIONS: Record<string, Fn> = {
     const jobId = id(params);
     const limit = int32(params, 'limit') ?? 10;
     if (limit < 1 || limit > 100) throw new AppError('INVALID_PARAMETER', `limit: must be from 1 to 100, got ${limit}`);
-    await c.jobs.getJob({ accountId, id: jobId });
+    const job = await c.jobs.getJob({ accountId, id: jobId });
     const { times } = await need(c.planner, 'planner').nextRuns({ accountId, id: jobId, limit });
-    return times.map(Number);
+    const runs = times.map(Number);
+    // Tock's `detail`: each run says whether a daylight-saving change moved or repeated it.
+    return params.bool('detail') ? nextRunDetails(job, runs) : runs;
   },
   cron_history: async ({ params, accountId }, c) => {
     const { page, limit } = paging(params, 1000);

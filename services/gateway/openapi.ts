@@ -104,7 +104,27 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   cron_logs: { summary: "A job's results, newest first", params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
   cron_show: { summary: 'Same as cron_logs', params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
   cron_failures: { summary: "A job's failed results (without id: the account's)", params: ['id', 'page', 'limit', 'keyword'], returns: LOGS },
-  cron_next: { summary: 'The next run times', params: ['id', ['limit', PARAMS.nextLimit]], required: ['id'], returns: list({ type: 'integer' }) },
+  cron_next: {
+    summary: 'The next run times (Unix s); with detail, each with how a DST change moved or repeated it',
+    params: ['id', ['limit', PARAMS.nextLimit], ['detail', bool("Tock's: answer {time, dst} objects instead of bare times")]],
+    required: ['id'],
+    returns: {
+      oneOf: [
+        list({ type: 'integer' }),
+        list({
+          type: 'object',
+          properties: {
+            time: { type: 'integer' },
+            dst: {
+              type: ['object', 'null'],
+              description: "null, {kind: 'moved'} (its time was skipped; it runs at the jump) or {kind: 'repeated', pass: 1|2}",
+              properties: { kind: { type: 'string', enum: ['moved', 'repeated'] }, pass: { type: 'integer', enum: [1, 2] } },
+            },
+          },
+        }),
+      ],
+    },
+  },
   cron_history: { summary: "A job's audit trail", params: ['id', 'page', 'limit'], required: ['id'], returns: list(ref('HistoryEntry')) },
   group_list: { summary: 'List groups', returns: list(GROUP) },
   group_get: { summary: 'Get a group', params: ['id'], required: ['id'], returns: GROUP },

@@ -1,7 +1,8 @@
 import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
-import { SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
+import { compileSchedule, SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
+import { dstMarks } from '../../shared/schedule/index.ts';
 import type { Channel } from '../../shared/gen/tock/v1/notifier_pb.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
@@ -34,6 +35,12 @@ export function jobRecord(job: CronJob, nextRun: number | null = null) {
     createdAt: Number(job.createdAt),
     updatedAt: Number(job.updatedAt),
   };
+}
+
+/** `cron_next` with `detail`: each run (Unix s) with how a daylight-saving change touched it, or null. */
+export function nextRunDetails(job: CronJob, runs: readonly number[]) {
+  const marks = dstMarks(compileSchedule(job, Number(job.id)), runs.map((t) => t * 1000));
+  return runs.map((time, i) => ({ time, dst: marks[i] ?? null }));
 }
 
 export const groupRecord = (g: Group, deleted = false) => ({

@@ -1,5 +1,5 @@
 import { STATUS, effectiveStatus, type CronJob } from '../../shared/job/index.ts';
-import { elapsedStep, mix, nextRun, parseSchedule, type Schedule, type ScheduleKind } from '../../shared/schedule/index.ts';
+import { elapsedStep, mix, nextRun, parseSchedule, type DstPolicy, type Schedule, type ScheduleKind } from '../../shared/schedule/index.ts';
 
 /** A cron_run (RunRequested) not yet emitted. */
 export interface QueuedRun {
@@ -37,7 +37,7 @@ export class JobPlan {
 }
 
 /**
- * A schedule that belongs to one job (a crontab with FastCron's R, drawn per job id), held as its
+ * A schedule that belongs to one job (a crontab with FastCron's R or an H, placed by job id), held as its
  * definition only: compiled, it costs kilobytes (its own tables and draws), which a hundred
  * thousand such jobs would multiply. It is compiled again on use, through a small cache.
  */
@@ -48,6 +48,7 @@ export class PrivateSchedule implements Schedule {
     readonly timezone: string,
     readonly filter: string | null,
     readonly jobId: number,
+    readonly dst?: DstPolicy,
   ) {}
 }
 

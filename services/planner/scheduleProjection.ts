@@ -191,13 +191,13 @@ export class ScheduleProjection {
     return { kind: 'replan', plan };
   }
 
-  /** Compiles once per schedule change; jobs with the same schedule (and no R draw) share one. */
+  /** Compiles once per schedule change; jobs with the same schedule (and no R or H) share one. */
   private compile(job: CronJob): Schedule | null {
-    const { expression, timezone, filter } = job.settings;
-    const key = `${expression}\u0000${timezone}\u0000${filter}`;
+    const { expression, timezone, filter, dstGap, dstOverlap } = job.settings;
+    const key = `${expression}\u0000${timezone}\u0000${filter}\u0000${dstGap}\u0000${dstOverlap}`;
     const hit = this.shared.get(key);
     // A private schedule's text is known valid; its per-job tables are built when first used.
-    if (hit instanceof PrivateSchedule) return new PrivateSchedule(hit.kind, hit.expression, hit.timezone, hit.filter, job.id);
+    if (hit instanceof PrivateSchedule) return new PrivateSchedule(hit.kind, hit.expression, hit.timezone, hit.filter, job.id, hit.dst);
     if (hit) return hit;
     let schedule: Schedule;
     try {
@@ -208,7 +208,7 @@ export class ScheduleProjection {
     }
     if (this.shared.size >= SHARED_LIMIT) this.shared.clear();
     if (!isSharable(schedule)) {
-      const own = new PrivateSchedule(schedule.kind, schedule.expression, schedule.timezone, schedule.filter, job.id);
+      const own = new PrivateSchedule(schedule.kind, schedule.expression, schedule.timezone, schedule.filter, job.id, schedule.dst);
       this.shared.set(key, own);
       remember(own, schedule);
       return own;

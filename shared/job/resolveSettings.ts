@@ -3,9 +3,10 @@ import { checkFires, parseSchedule, ScheduleError, type Schedule } from '../sche
 import { SETTING_NAMES, settingOf, type JobSettings, type SettingsInput } from './settings.ts';
 
 /** Validates the schedule triple; errors name the field the schedule module blames. */
-export function compileSchedule(settings: Pick<JobSettings, 'expression' | 'timezone' | 'filter'>, jobId: number): Schedule {
+export function compileSchedule(settings: Pick<JobSettings, 'expression' | 'timezone' | 'filter' | 'dstGap' | 'dstOverlap'>, jobId: number): Schedule {
   try {
-    return parseSchedule({ expression: settings.expression, timezone: settings.timezone, filter: settings.filter || null, jobId });
+    const dst = { gap: settings.dstGap, overlap: settings.dstOverlap };
+    return parseSchedule({ expression: settings.expression, timezone: settings.timezone, filter: settings.filter || null, jobId, dst });
   } catch (error) {
     if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `${error.field}: ${error.message}`);
     throw error;
@@ -33,7 +34,7 @@ export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: 
   }
   const settings = s as JobSettings;
   const schedule = compileSchedule(settings, jobId);
-  if (now !== undefined && (input.expression !== undefined || input.filter !== undefined || input.timezone !== undefined)) {
+  if (now !== undefined && (input.expression !== undefined || input.filter !== undefined || input.timezone !== undefined || input.dstGap !== undefined)) {
     try {
       checkFires(schedule, now);
     } catch (error) {

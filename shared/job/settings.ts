@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { DST_GAP_RULES, DST_OVERLAP_RULES } from '../schedule/index.ts';
 
 /**
  * The one definition of a cron job's settings. Every other list of settings is derived from the
@@ -122,6 +123,15 @@ export function normalizeUrl(raw: string): string {
   return withScheme;
 }
 
+/** A choice from a fixed list, case-insensitive; the error lists the choices. */
+const choice = (choices: readonly string[]) => ({
+  normalize: (raw: string) => String(raw).trim().toLowerCase(),
+  check: (value: string, name: string) => {
+    if (!choices.includes(value)) throw invalid(name, `must be one of ${choices.join(', ')}, got "${String(value).slice(0, 60)}"`);
+  },
+  limits: { oneOf: choices },
+});
+
 function normalizeMethod(raw: HttpMethod): HttpMethod {
   const method = String(raw).toUpperCase() as HttpMethod;
   if (!HTTP_METHODS.includes(method)) throw invalid('httpMethod', `must be one of ${HTTP_METHODS.join(', ')}, got "${raw}"`);
@@ -160,9 +170,12 @@ const ref = define<'ref', number | null>('ref');
 export const SETTINGS = {
   group: ref({ doc: 'group id; 0 or null: none', default: null, ...zeroClears(0, Number.MAX_SAFE_INTEGER) }),
   name: text({ doc: 'job name', default: '', ...length(255) }),
-  expression: text({ doc: 'when: crontab, English interval, one-time date, @unix or manual (docs/schedule.md)', default: '15 minutes', normalize: trim, ...length(255), clearable: false, schedule: true }),
+  expression: text({ doc: 'when: crontab (with R and H), English interval, one-time date, @unix or manual (docs/schedule.md)', default: '15 minutes', normalize: trim, ...length(255), clearable: false, schedule: true }),
   filter: text({ doc: 'condition over minute, hour, day, month, weekday', default: '', normalize: trim, ...length(1024), schedule: true }),
   timezone: text({ doc: "IANA time zone; default: the account's", default: (accountTimezone) => accountTimezone, normalize: trim, clearable: false, schedule: true }),
+  // Tock's: the job's own rule for local times a DST change skips or repeats (crontabs only).
+  dstGap: text({ doc: "crontab times a DST change skips: classic (cron's rule), shift (run once at the jump) or skip", default: 'classic', ...choice(DST_GAP_RULES), clearable: false, schedule: true }),
+  dstOverlap: text({ doc: 'crontab times a DST change repeats: classic (cron\'s rule), first, last or both passes', default: 'classic', ...choice(DST_OVERLAP_RULES), clearable: false, schedule: true }),
   url: text({ doc: 'http(s) URL to call; without a scheme http:// is assumed', default: '', normalize: normalizeUrl, limits: { maxLength: URL_MAX }, clearable: false, target: true }),
   httpMethod: method({ doc: 'HTTP method', default: 'GET', normalize: normalizeMethod, limits: { oneOf: HTTP_METHODS }, clearable: false, target: true }),
   postData: text({ doc: 'request body (POST, PUT, PATCH)', default: '', ...length(65_536), target: true }),

@@ -1,3 +1,4 @@
+import { spreadHash } from './random.ts';
 import { ScheduleError } from './scheduleError.ts';
 
 /** One crontab field, parsed. */
@@ -13,6 +14,8 @@ export interface CronField {
   readonly last: boolean;
   /** How many values an R field draws each day; 0 when the field is not random. */
   readonly randomCount: number;
+  /** Holds an `H`: its values depend on the job id. */
+  readonly hashed: boolean;
 }
 
 export type CronFieldName = 'second' | 'minute' | 'hour' | 'day' | 'month' | 'weekday';
@@ -38,9 +41,9 @@ const RANGES: Record<CronFieldName, Range> = {
 
 /**
  * Parses one field of a crontab. `column` (1-based) is where the field starts in the whole
- * expression, so errors can point at it.
+ * expression, so errors can point at it; `jobId` places the field's `H` items.
  */
-export function parseCronField(name: CronFieldName, text: string, column: number): CronField {
+export function parseCronField(name: CronFieldName, text: string, column: number, jobId = 0): CronField {
   const range = RANGES[name];
   const fail = (problem: string): never => {
     throw new ScheduleError('expression', `${name} field '${text}' at column ${column}: ${problem}`);
@@ -59,13 +62,18 @@ export function parseCronField(name: CronFieldName, text: string, column: number
 
   const values = new Set<number>();
   let last = false;
+  let hashed = false;
   for (const item of listText.split(',')) {
     if (item === '') fail('an empty list item (two commas, or a comma at an end)');
     if (name === 'day' && item.toUpperCase() === 'L') {
       last = true;
       continue;
     }
-    for (const v of expandItem(item, range, name, fail)) values.add(name === 'weekday' && v === 7 ? 0 : v);
+    const h = HASHED.exec(item);
+    if (h && random) fail('H cannot be combined with R in one field');
+    if (h) hashed = true;
+    const expanded = h ? expandHashed(h, range, name, spreadHash(jobId, name), fail) : expandItem(item, range, name, fail);
+    for (const v of expanded) values.add(name === 'weekday' && v === 7 ? 0 : v);
   }
   const sorted = [...values].sort((a, b) => a - b);
   if (randomCount > sorted.length) {
@@ -78,7 +86,36 @@ export function parseCronField(name: CronFieldName, text: string, column: number
     star: !random && (text.startsWith('*') || text === '?'),
     last,
     randomCount,
+    hashed,
   };
+}
+
+/** `H`, `H(a-b)`, `H/n`, `H(a-b)/n` (Jenkins' stable spread). */
+const HASHED = /^H(?:\(([^()-]+)-([^()-]+)\))?(?:\/(.*))?$/i;
+
+/**
+ * Places an `H` item by the job's hash: one value of the range, or for `/n` the series of step n
+ * that starts at an offset below n. A bare `H` in the day field stays within 1-28, so it exists
+ * in every month; in the weekday field it means Sunday to Saturday.
+ */
+function expandHashed(m: RegExpExecArray, range: Range, name: CronFieldName, hash: number, fail: (p: string) => never): number[] {
+  const [item, fromText, toText, stepText] = m;
+  let lo = range.min;
+  let hi = name === 'weekday' ? 6 : name === 'day' ? 28 : range.max;
+  if (fromText !== undefined) {
+    lo = parseValue(fromText, range, name, fail);
+    hi = parseValue(toText!, range, name, fail);
+    if (hi < lo) fail(`the range in '${item}' goes backwards`);
+  }
+  const span = hi - lo + 1;
+  if (stepText === undefined) return [lo + (hash % span)];
+  if (!/^\d+$/.test(stepText)) fail(`the step '/${stepText}' must be a whole number`);
+  const step = Number(stepText);
+  if (step < 1) fail('a step of 0 never advances; use 1 or more');
+  if (step > range.max) fail(`the step /${step} exceeds ${range.max}`);
+  const out: number[] = [];
+  for (let v = lo + (hash % Math.min(step, span)); v <= hi; v += step) out.push(v);
+  return out;
 }
 
 function expandItem(item: string, range: Range, name: CronFieldName, fail: (p: string) => never): number[] {

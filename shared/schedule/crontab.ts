@@ -63,7 +63,7 @@ function bitCount(x: number): number {
 /**
  * A parsed crontab (5 fields, or 6 with seconds first) that finds matching wall-clock times.
  * Zone and DST rules live in cronRuns.ts; this class only knows the local calendar. Instances
- * without `R` are immutable and shared between jobs; with `R` they belong to one job id.
+ * without `R` or `H` are immutable and shared between jobs; with either they belong to one job id.
  */
 export class Crontab {
   readonly fields: Readonly<Record<CronFieldName, CronField>>;
@@ -71,6 +71,10 @@ export class Crontab {
   /** The hour field starts with `*`: the job follows real time across DST changes. */
   readonly followsRealTime: boolean;
   readonly isRandom: boolean;
+  /** Has an `H` field: its times depend on the job id. */
+  readonly isHashed: boolean;
+  /** Bound to one job id (R or H): never shared between jobs. */
+  readonly perJob: boolean;
   /** Day and weekday are ORed (both restricted, neither starting with `*`). */
   readonly dayOrWeekday: boolean;
 
@@ -105,13 +109,15 @@ export class Crontab {
     const names = tokens.length === 6 ? SIX : FIVE;
     const parsed = {} as Record<CronFieldName, CronField>;
     tokens.forEach((tok, i) => {
-      parsed[names[i]!] = parseCronField(names[i]!, tok[0], expanded ? 1 : tok.index + 1);
+      parsed[names[i]!] = parseCronField(names[i]!, tok[0], expanded ? 1 : tok.index + 1, jobId);
     });
     parsed.second ??= parseCronField('second', '0', 1);
     this.fields = parsed;
     this.hasSeconds = tokens.length === 6;
     this.followsRealTime = parsed.hour.star;
     this.isRandom = parsed.minute.randomCount > 0 || parsed.hour.randomCount > 0;
+    this.isHashed = Object.values(parsed).some((f) => f.hashed);
+    this.perJob = this.isRandom || this.isHashed;
     this.dayOrWeekday = !parsed.day.star && !parsed.weekday.star;
     this.secNext = nextTable(parsed.second.values, 60);
     this.minNext = nextTable(parsed.minute.values, 60);
@@ -283,8 +289,9 @@ export class Crontab {
 
 /** True when whitespace-separated `tokens` look like a crontab rather than English. */
 export function looksLikeCrontab(tokens: readonly string[]): boolean {
-  // Letters are legal in crontab (names, L, R), so a character test alone would take
+  // Letters are legal in crontab (names, L, R, H), so a character test alone would take
   // "1 day 2 hours 30 min" for a crontab; but English always has a letter or ':' in its first
-  // two words, and the first two crontab fields (second/minute/hour) never hold a letter but R.
-  return tokens.length >= 2 && tokens.slice(0, 2).every((t) => /^[0-9*,/R-]+$/i.test(t));
+  // two words, and the first two crontab fields (second/minute/hour) never hold a letter but R or H.
+  // `H` and its parentheses are no English either: no unit or word is written with them.
+  return tokens.length >= 2 && tokens.slice(0, 2).every((t) => /^[0-9*,/RH()-]+$/i.test(t));
 }

@@ -4,6 +4,8 @@
  */
 export { ScheduleError } from './scheduleError.ts';
 export { isValidTimeZone } from './zone.ts';
+export { CLASSIC_DST, DST_GAP_RULES, DST_OVERLAP_RULES, type DstMark, type DstPolicy } from './dstPolicy.ts';
+export { dstMarks } from './dstMarks.ts';
 export {
   addDuration,
   nextRun,

@@ -30,6 +30,31 @@ export function drawSeed(jobId: number, year: number, month: number, day: number
   return mix(h ^ FIELD_SALT[field]);
 }
 
+/** The crontab fields an `H` can stand in; part of the hash so a job's H minute and H hour differ. */
+export type SpreadField = 'second' | 'minute' | 'hour' | 'day' | 'month' | 'weekday';
+
+const SPREAD_SALT: Record<SpreadField, number> = {
+  second: 0x736563,
+  minute: 0x6d696e,
+  hour: 0x686f75,
+  day: 0x646179,
+  month: 0x6d6f6e,
+  weekday: 0x776b64,
+};
+
+/**
+ * The hash behind `H` (stable spread): a function of the job id and the field alone, so every
+ * replica, every restart and every edit of the job computes the same value with nothing stored.
+ * Like drawSeed, the algorithm is part of the contract: changing it moves every `H` job.
+ */
+export function spreadHash(jobId: number, field: SpreadField): number {
+  const hi = Math.floor(jobId / 0x100000000) >>> 0;
+  // A different start constant from drawSeed's, so a job's H values and its R draws are unrelated.
+  let h = mix((jobId >>> 0) ^ 0x7f4a7c15);
+  h = mix(h ^ hi);
+  return mix(h ^ SPREAD_SALT[field]);
+}
+
 /** mulberry32: a small, fast generator with a full 2^32 period; enough for picking minutes. */
 function generator(seed: number): () => number {
   let a = seed >>> 0;

@@ -1,6 +1,7 @@
 import { DAY, HOUR, MINUTE, SECOND, wallFields } from './civil.ts';
 import { nextCronRun } from './cronRuns.ts';
 import { Crontab, looksLikeCrontab } from './crontab.ts';
+import { checkDstPolicy, CLASSIC_DST, type DstPolicy } from './dstPolicy.ts';
 import { applyInterval, parseEnglish, type Interval } from './english.ts';
 import { compileFilter, type CompiledFilter } from './filter.ts';
 import { newBudget, nextFilterMinute, type Budget } from './filterSearch.ts';
@@ -15,8 +16,10 @@ export interface Schedule {
   readonly expression: string;
   readonly timezone: string;
   readonly filter: string | null;
-  /** Seeds the R draws of a crontab. */
+  /** Seeds the R draws of a crontab and places its H. */
   readonly jobId: number;
+  /** A crontab's rule for skipped and repeated local times; classic when absent. */
+  readonly dst?: DstPolicy;
 }
 
 /** How far a search goes before answering "no run": 50 years plain, 10 years with a filter. */
@@ -39,30 +42,33 @@ export class CompiledSchedule implements Schedule {
     readonly interval: Interval | null = null,
     /** The one run of a one-time or timestamp schedule (ms). */
     readonly at: number | null = null,
+    readonly dst: DstPolicy = CLASSIC_DST,
   ) {}
 }
 
 const cronCache = new Map<string, Crontab>();
 
-/** Shared Crontab for expressions without R (immutable); a private one per job otherwise. */
+/** Shared Crontab for expressions without R or H (immutable); a private one per job otherwise. */
 function crontabFor(text: string, jobId: number): Crontab {
   const cached = cronCache.get(text);
   if (cached) return cached;
   const cron = new Crontab(text, jobId);
-  if (cron.isRandom) return cron;
+  if (cron.perJob) return cron;
   if (cronCache.size >= 10_000) cronCache.clear();
   cronCache.set(text, cron);
   return cron;
 }
 
-/** Parses and validates; throws ScheduleError naming the field and what is wrong where. jobId seeds R draws (default 0). */
+/** Parses and validates; throws ScheduleError naming the field and what is wrong where. jobId seeds R draws and places H (default 0). */
 export function parseSchedule(input: {
   expression: string;
   timezone: string;
   filter?: string | null;
   jobId?: number;
+  dst?: { gap?: string; overlap?: string };
 }): Schedule {
   const jobId = input.jobId ?? 0;
+  const dst = checkDstPolicy(input.dst);
   const timezone = input.timezone;
   const zone = getZone(timezone);
   if (!zone) {
@@ -71,8 +77,12 @@ export function parseSchedule(input: {
   const expression = String(input.expression ?? '').trim();
   const filterText = input.filter?.trim() ? input.filter.trim() : null;
   const filter = filterText === null ? null : compileFilter(filterText);
-  const make = (kind: ScheduleKind, extra: { cron?: Crontab; interval?: Interval; at?: number } = {}) =>
-    new CompiledSchedule(kind, expression, timezone, filterText, jobId, zone, filter, extra.cron, extra.interval, extra.at);
+  const make = (kind: ScheduleKind, extra: { cron?: Crontab; interval?: Interval; at?: number } = {}) => {
+    // Intervals and dates have their own DST rule (docs/schedule.md): a choice there would do nothing.
+    if (kind !== 'crontab' && dst.gap !== 'classic') throw new ScheduleError('dstGap', `applies to crontab expressions only; '${expression}' is not one`);
+    if (kind !== 'crontab' && dst.overlap !== 'classic') throw new ScheduleError('dstOverlap', `applies to crontab expressions only; '${expression}' is not one`);
+    return new CompiledSchedule(kind, expression, timezone, filterText, jobId, zone, filter, extra.cron, extra.interval, extra.at, dst);
+  };
 
   if (expression === '') {
     throw new ScheduleError('expression', "the expression is empty; write a crontab ('*/5 * * * *'), an interval ('15 minutes'), a date or 'manual'");
@@ -119,7 +129,7 @@ export function nextRun(schedule: Schedule, from: number): number | null {
     case 'timestamp':
       return s.at! > from && (!filter || filter.test(vars(s, s.at!))) ? s.at! : null;
     case 'crontab':
-      return filter ? nextFilteredCron(s, s.cron!, filter, from, FILTER_HORIZON, newBudget()) : nextCronRun(s.cron!, s.zone, from, HORIZON);
+      return filter ? nextFilteredCron(s, s.cron!, filter, from, FILTER_HORIZON, newBudget()) : nextCronRun(s.cron!, s.zone, from, HORIZON, s.dst);
     case 'interval':
       return nextInterval(s, s.interval!, filter, from, FILTER_HORIZON, newBudget());
   }
@@ -129,7 +139,7 @@ function nextFilteredCron(s: CompiledSchedule, cron: Crontab, filter: CompiledFi
   const limit = from + horizon;
   let t = from;
   for (;;) {
-    const run = nextCronRun(cron, s.zone, t, limit - t);
+    const run = nextCronRun(cron, s.zone, t, limit - t, s.dst);
     if (run === null) return null;
     const wall = s.zone.wallAt(run);
     if (filter.test(wallFields(wall))) return run;
@@ -181,7 +191,7 @@ function nextInterval(s: CompiledSchedule, iv: Interval, filter: CompiledFilter 
 export function nextRunWithin(schedule: Schedule, from: number, horizon: number, budget: Budget = newBudget()): number | null {
   const s = compiled(schedule);
   const filter = s.compiledFilter;
-  if (s.kind === 'crontab') return filter ? nextFilteredCron(s, s.cron!, filter, from, horizon, budget) : nextCronRun(s.cron!, s.zone, from, horizon);
+  if (s.kind === 'crontab') return filter ? nextFilteredCron(s, s.cron!, filter, from, horizon, budget) : nextCronRun(s.cron!, s.zone, from, horizon, s.dst);
   if (s.kind === 'interval') return nextInterval(s, s.interval!, filter, from, horizon, budget);
   return nextRun(s, from);
 }

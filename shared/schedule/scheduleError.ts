@@ -4,7 +4,7 @@
  */
 export class ScheduleError extends Error {
   constructor(
-    readonly field: 'expression' | 'filter' | 'timezone',
+    readonly field: 'expression' | 'filter' | 'timezone' | 'dstGap' | 'dstOverlap',
     message: string,
   ) {
     super(message);

@@ -21,8 +21,8 @@ export function elapsedStep(schedule: Schedule): number {
 
 /**
  * Whether jobs with the same expression, zone and filter may share one compiled Schedule: all
- * but crontabs with FastCron's R, whose draws are seeded by the job id.
+ * but crontabs with FastCron's R or a stable-spread H, which depend on the job id.
  */
 export function isSharable(schedule: Schedule): boolean {
-  return schedule.kind !== 'crontab' || compiled(schedule).cron?.isRandom !== true;
+  return schedule.kind !== 'crontab' || compiled(schedule).cron?.perJob !== true;
 }
