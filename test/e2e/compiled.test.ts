@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { freePort } from '../support/processes.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * What the image runs: `npm run build`'s tsc output started with plain node. A loader hook
@@ -67,7 +68,7 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
     });
     tock.stdout!.on('data', (c) => (output += c));
     tock.stderr!.on('data', (c) => (output += c));
-    await waitFor(() => output.includes('Tock is running') || tock!.exitCode !== null, 60_000, 'the compiled embedded system starts');
+    await waitFor(() => output.includes('Tock is running') || tock!.exitCode !== null, 'the compiled embedded system starts', 60_000);
     expect(tock.exitCode, output).to.equal(null);
     const health = await fetch(`${baseUrl}/healthz`);
     expect(health.status).to.equal(200);
@@ -80,7 +81,7 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
       const [entry] = await waitFor(async () => {
         const logs = await ok(api.call('cron_logs', { id: job.id }));
         return logs.length ? logs : null;
-      }, 20_000, 'the run is logged');
+      }, 'the run is logged', 20_000);
       expect(entry.result).to.include({ status: 0, httpStatus: 200, output: 'compiled' });
       expect(site.received.map((r) => r.url)).to.deep.equal(['/hit']);
     } finally {

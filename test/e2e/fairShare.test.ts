@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ok } from '../support/api.ts';
-import { waitFor } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { embeddedTarget } from '../support/targets.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 
@@ -49,7 +49,7 @@ describe('fair share between accounts (embedded mode)', function () {
       await waitFor(async () => {
         arrivals = await target.arrivals();
         return Date.now() > (at + 2) * 1000 && arrivals.filter((a) => a.url === '/other').length >= 2;
-      }, (at + 20) * 1000 - Date.now(), "the other account's two runs");
+      }, "the other account's two runs", (at + 20) * 1000 - Date.now());
       const mine = arrivals.filter((a) => a.url === '/other');
       const lateness = mine.map((a) => a.at - Number(a.scheduled) * 1000);
       const crowdCalls = (second: number) => arrivals.filter((a) => a.url.startsWith('/hang/') && Number(a.scheduled) === second).length;
@@ -68,7 +68,7 @@ describe('fair share between accounts (embedded mode)', function () {
       const logs = await waitFor(async () => {
         const entries = await ok<any[]>(crowd.call('cron_logs', { id: 1 }));
         return entries.find((e) => e.result.time === at + 1);
-      }, 15_000, "the crowd's skipped run in cron_logs");
+      }, "the crowd's skipped run in cron_logs", 15_000);
       expect(logs.result.status).to.equal(2);
       expect(logs.result.error).to.match(/fair share/);
     } finally {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { waitFor } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 
 const JOBS = 1000;
@@ -36,7 +36,7 @@ describe(`on time: ${JOBS} jobs every second for ${SECONDS} s (embedded mode)`, 
       await waitFor(async () => {
         received = await target.arrivals();
         return received.filter((r) => Number(r.scheduled) === last).length >= JOBS;
-      }, 15_000, 'the last second');
+      }, 'the last second', 15_000);
       await ok(system.api.call('cron_batch_delete', { id: jobs.map((j) => j.id) }));
 
       const window = received.filter((r) => Number(r.scheduled) >= first && Number(r.scheduled) <= last);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { grpcHealthClient, httpReady, watchProbes } from '../support/health.ts';
 import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
-import { waitFor } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { startTargetProcess } from '../support/targetProcess.ts';
 import { capture } from '../support/capture.ts';
 import { natsServer } from '../support/natsServer.ts';
@@ -76,7 +76,7 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
       await ok(api.call('cron_batch_add', { data: Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/j/${i}`, expression: '* * * * * *' })) }));
       const first = Math.ceil(Date.now() / 1000) + 2;
       const allReady = () =>
-        waitFor(async () => Object.values(probes.history).every((h) => h.at(-1)?.ready), 60_000, 'every service ready').catch((error) => {
+        waitFor(async () => Object.values(probes.history).every((h) => h.at(-1)?.ready), 'every service ready', 60_000).catch((error) => {
           const services = [...running.entries()].map(([k, p]) => `--- ${k}\n${p.output.join('').split('\n').slice(-15).join('\n')}`).join('\n');
           throw new Error(`${error.message}: ${JSON.stringify(probes.history)}\n${services}`);
         });
@@ -112,7 +112,7 @@ describe('self-healing: the bus and then the event store go away for 20 s each u
       await waitFor(async () => {
         arrivals = await target.arrivals();
         return new Set(inWindow().map(key)).size >= expected;
-      }, 30_000, 'every occurrence to arrive').catch((error) => {
+      }, 'every occurrence to arrive', 30_000).catch((error) => {
         const services = [...running.entries()].map(([k, p]) => `--- ${k}\n${p.output.join('').split('\n').slice(-10).join('\n')}`).join('\n');
         throw new Error(`${error.message}: ${new Set(inWindow().map(key)).size} of ${expected}\n${services}`);
       });
