@@ -3,9 +3,8 @@ import { accountsCommand } from '../../services/cli/accountsCommand.ts';
 import { apiClient, fails, ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { startTarget } from '../support/target.ts';
-import { waitFor } from '../support/waitFor.ts';
+import { sleep, waitFor } from '../support/waitFor.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `tock account disable` stops the account's jobs, not only its token; `enable` starts them from the next occurrence. */
 describe("a disabled account's jobs do not run (embedded mode, real target, operator calls over gRPC)", function () {
