@@ -9,7 +9,7 @@ import { runSubscription } from './subscriptionLoop.ts';
 
 export const PAGE_SIZE = 256;
 const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5_000;
+export const RECONNECT_MAX_MS = 5_000;
 
 /**
  * Holds the LISTEN connection. `version` moves on every notification and after every reconnect

@@ -36,7 +36,7 @@ export interface SqliteEventStoreOptions {
 }
 
 // Long enough to ride out another process's batch append, short enough to surface a stuck lock.
-const BUSY_TIMEOUT_MS = 10_000;
+export const BUSY_TIMEOUT_MS = 10_000;
 // What one write attempt may block the event loop waiting for the lock; past it the wait goes on
 // between attempts (retryWhileBusyAsync), so a lock held for long never freezes the process.
 const ATTEMPT_BUSY_MS = 25;

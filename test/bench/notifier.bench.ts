@@ -16,7 +16,8 @@ import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { startNotifier } from '../../services/notifier/server.ts';
-import { createJob, eventually, execute, startReceiver, testSecrets } from '../integration/notifier/harness.ts';
+import { createJob, execute, startReceiver, testSecrets } from '../integration/notifier/harness.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const FAILURES = 2000;
 const SUCCESSES = 20_000;
@@ -44,12 +45,12 @@ const notifier = await startNotifier({
 });
 await notifier.channels.add(1, { type: 'webhook', name: 'bench', address: { url: receiver.url } });
 for (let i = 1; i <= FAILURES + BURST; i++) await createJob(store, i, { notifyEvery: 100 });
-await eventually(() => notifier.view.facts(FAILURES + BURST), 60_000);
+await waitFor(() => notifier.view.facts(FAILURES + BURST), 'the notifier view to hold every job', 60_000);
 
 // Failures with notifyEvery 100: every one is a load/decide/append, none a notification.
 t = performance.now();
 for (let i = 1; i <= FAILURES; i++) await execute(bus, i, true);
-await eventually(async () => (await store.readStream(`notifyjob-${FAILURES}`)).length > 0, 120_000);
+await waitFor(async () => (await store.readStream(`notifyjob-${FAILURES}`)).length > 0, 'the last failing job\'s notification', 120_000);
 const failuresPerSecond = FAILURES / ((performance.now() - t) / 1000);
 
 // Healthy runs of plain jobs: settled from the subject and the view.
@@ -57,16 +58,16 @@ t = performance.now();
 const before = (await store.readStream(`notifyjob-1`)).length;
 for (let i = 0; i < SUCCESSES; i++) await execute(bus, FAILURES + BURST, false);
 await execute(bus, 1, false); // job 1 has a failure on record: this one is decided, and marks the end
-await eventually(async () => (await store.readStream(`notifyjob-1`)).length > before, 120_000);
+await waitFor(async () => (await store.readStream(`notifyjob-1`)).length > before, 'another notification of job 1', 120_000);
 const successesPerSecond = SUCCESSES / ((performance.now() - t) / 1000);
 
 // 500 jobs failing at once, each notifying on its first failure: one merged webhook.
 const burstJobs = Array.from({ length: BURST }, (_, i) => FAILURES + 1 + i);
 for (const id of burstJobs) await store.appendToStream(`cronjob-${id}`, [{ type: 'JobEdited', data: { changes: { notifyEvery: 1 }, at: Date.now() } }]);
-await eventually(() => notifier.view.facts(burstJobs.at(-1)!)?.notifyEvery === 1, 30_000);
+await waitFor(() => notifier.view.facts(burstJobs.at(-1)!)?.notifyEvery === 1, 'the burst jobs\' settings in the view', 30_000);
 t = performance.now();
 for (const id of burstJobs) await execute(bus, id, true);
-await eventually(() => receiver.received.length > 0, 120_000);
+await waitFor(() => receiver.received.length > 0, 'a request at the receiver', 120_000);
 const burstMs = performance.now() - t;
 await new Promise((r) => setTimeout(r, 2000));
 

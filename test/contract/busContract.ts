@@ -2,20 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Bus, BusMessage, ConsumerOptions, StreamConfig } from '../../shared/bus/bus.ts';
 import { nth } from '../support/nth.ts';
+import { sleep, waitFor } from '../support/waitFor.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const uid = () => Math.random().toString(36).slice(2, 10);
-
-/** Polls until `cond` holds; fails naming what it waited for. Never a fixed sleep. */
-async function until(cond: () => boolean, what: string, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 /**
  * The one Bus contract, run against every adapter. `open` gives a fresh bus per test and a close
@@ -59,7 +50,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       expect(r1).to.deep.equal({ stream: s.name, seq: 1, duplicate: false });
       expect(r2).to.deep.equal({ stream: s.name, seq: 2, duplicate: false });
       const c = await record({ stream: s.name, durable: 'd', ackWaitMs: 30_000 });
-      await until(() => c.got.length === 2, 'two messages');
+      await waitFor(() => c.got.length === 2, 'two messages');
       expect(c.got.map((m) => [m.subject, dec(m.data), m.seq, m.deliveryCount])).to.deep.equal([
         [s.subject('a'), 'one', 1, 1],
         [s.subject('b'), 'two', 2, 1],
@@ -86,7 +77,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       await bus.publish(s.subject('x'), enc('b'), { msgId: 'id-b' });
       expect(again).to.deep.equal({ stream: s.name, seq: first.seq, duplicate: true });
       const c = await record({ stream: s.name, durable: 'd', ackWaitMs: 30_000 });
-      await until(() => c.got.some((m) => dec(m.data) === 'b'), 'the message after the duplicate');
+      await waitFor(() => c.got.some((m) => dec(m.data) === 'b'), 'the message after the duplicate');
       expect(c.got.map((m) => dec(m.data))).to.deep.equal(['a', 'b']);
     });
 
@@ -100,7 +91,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const a = await record(options, work);
       const b = await record(options, work);
       for (let i = 0; i < 100; i++) await bus.publish(s.subject('job'), enc(String(i)));
-      await until(() => a.got.length + b.got.length >= 100, 'all 100 messages');
+      await waitFor(() => a.got.length + b.got.length >= 100, 'all 100 messages');
       const all = [...a.seqs(), ...b.seqs()].sort((x, y) => x - y);
       expect(all).to.deep.equal(Array.from({ length: 100 }, (_, i) => i + 1));
       expect(a.got.length, 'replica a got some').to.be.greaterThan(0);
@@ -112,7 +103,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const a = await record({ stream: s.name, durable: 'a', ackWaitMs: 30_000 });
       const b = await record({ stream: s.name, durable: 'b', ackWaitMs: 30_000 });
       for (let i = 0; i < 20; i++) await bus.publish(s.subject('e'), enc(String(i)));
-      await until(() => a.got.length === 20 && b.got.length === 20, 'both durables to get all 20');
+      await waitFor(() => a.got.length === 20 && b.got.length === 20, 'both durables to get all 20');
       expect(a.seqs()).to.deep.equal(b.seqs());
     });
 
@@ -120,7 +111,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const s = await stream('limits');
       const c = await record({ stream: s.name, durable: 'd', ackWaitMs: 30_000 }, (m) => (m.deliveryCount === 1 ? m.nak() : m.ack()));
       await bus.publish(s.subject('x'), enc('x'));
-      await until(() => c.got.length === 2, 'the redelivery');
+      await waitFor(() => c.got.length === 2, 'the redelivery');
       expect(c.got.map((m) => [m.seq, m.deliveryCount])).to.deep.equal([[1, 1], [1, 2]]);
     });
 
@@ -132,7 +123,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
         return m.deliveryCount === 1 ? m.nak(400) : m.ack();
       });
       await bus.publish(s.subject('x'), enc('x'));
-      await until(() => c.got.length === 2, 'the delayed redelivery');
+      await waitFor(() => c.got.length === 2, 'the delayed redelivery');
       expect(c.got[1]!.deliveryCount).to.equal(2);
       expect(nth(times, 1) - nth(times, 0)).to.be.at.least(400);
     });
@@ -145,7 +136,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
         if (m.deliveryCount > 1) return m.ack();
       });
       await bus.publish(s.subject('x'), enc('x'));
-      await until(() => c.got.length === 2, 'the redelivery after ack wait');
+      await waitFor(() => c.got.length === 2, 'the redelivery after ack wait');
       expect(c.got[1]!.deliveryCount).to.equal(2);
       // The server starts the ack timer a little before the client sees the message.
       expect(nth(times, 1) - nth(times, 0)).to.be.at.least(250);
@@ -164,7 +155,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
         finished = true;
       });
       await bus.publish(s.subject('x'), enc('x'));
-      await until(() => finished, 'the slow handler');
+      await waitFor(() => finished, 'the slow handler');
       expect(c.got.map((m) => m.deliveryCount)).to.deep.equal([1]);
     });
 
@@ -175,7 +166,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
         return m.ack();
       });
       await bus.publish(s.subject('x'), enc('x'));
-      await until(() => c.got.length === 2, 'the redelivery');
+      await waitFor(() => c.got.length === 2, 'the redelivery');
       expect(c.got[1]!.deliveryCount).to.equal(2);
     });
 
@@ -188,7 +179,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       });
       await bus.publish(s.subject('x'), enc('poison'));
       await bus.publish(s.subject('x'), enc('later'));
-      await until(() => c.got.some((m) => dec(m.data) === 'later' && m.deliveryCount === 2), 'the later message’s redelivery');
+      await waitFor(() => c.got.some((m) => dec(m.data) === 'later' && m.deliveryCount === 2), 'the later message’s redelivery');
       expect(c.got.filter((m) => dec(m.data) === 'poison')).to.have.length(1);
     });
 
@@ -198,9 +189,9 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
         dec(m.data) === 'bad' ? m.nak() : m.ack(),
       );
       await bus.publish(s.subject('x'), enc('bad'));
-      await until(() => c.got.length === 2, 'two deliveries');
+      await waitFor(() => c.got.length === 2, 'two deliveries');
       await bus.publish(s.subject('x'), enc('marker'));
-      await until(() => c.got.some((m) => dec(m.data) === 'marker'), 'the marker');
+      await waitFor(() => c.got.some((m) => dec(m.data) === 'marker'), 'the marker');
       expect(c.got.filter((m) => dec(m.data) === 'bad').map((m) => m.deliveryCount)).to.deep.equal([1, 2]);
     });
 
@@ -223,10 +214,10 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       await bus.consume(options, handler);
       for (let i = 0; i < total; i++) await bus.publish(s.subject('job'), enc(String(i)));
       while (done < total) {
-        await until(() => inFlight === Math.min(2, total - done), `${Math.min(2, total - done)} in flight`);
+        await waitFor(() => inFlight === Math.min(2, total - done), `${Math.min(2, total - done)} in flight`);
         const before = done;
         gates.shift()!();
-        await until(() => done > before, 'the released handler to finish');
+        await waitFor(() => done > before, 'the released handler to finish');
       }
       expect(most).to.equal(2);
     });
@@ -243,12 +234,12 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
           lastSettled = true;
         }
       });
-      await until(() => first.got.length === 4, 'the first four');
+      await waitFor(() => first.got.length === 4, 'the first four');
       await first.consumer.stop();
       expect(lastSettled).to.equal(true);
       await bus.publish(s.subject('x'), enc('5'));
       const second = await record(options);
-      await until(() => [3, 4, 5].every((n) => second.seqs().includes(n)), 'messages 3, 4 and 5 after restart');
+      await waitFor(() => [3, 4, 5].every((n) => second.seqs().includes(n)), 'messages 3, 4 and 5 after restart');
       expect(second.seqs().sort((x, y) => x - y)).to.deep.equal([3, 4, 5]);
       expect(second.got.find((m) => m.seq === 3)!.deliveryCount).to.equal(2);
       expect(second.got.find((m) => m.seq === 5)!.deliveryCount).to.equal(1);
@@ -260,7 +251,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       await bus.publish(s.subject('x'), enc('old'));
       const c = await record({ stream: s.name, durable: 'd', ackWaitMs: 30_000, deliverPolicy: 'new' });
       await bus.publish(s.subject('x'), enc('new'));
-      await until(() => c.got.length > 0, 'the new message');
+      await waitFor(() => c.got.length > 0, 'the new message');
       expect(c.got.map((m) => dec(m.data))).to.deep.equal(['new']);
     });
 
@@ -268,7 +259,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const s = await stream('limits', { maxMessages: 3 });
       for (let i = 1; i <= 5; i++) await bus.publish(s.subject('x'), enc(String(i)));
       const c = await record({ stream: s.name, durable: 'd', ackWaitMs: 30_000 });
-      await until(() => c.got.length === 3, 'three messages');
+      await waitFor(() => c.got.length === 3, 'three messages');
       expect(c.seqs()).to.deep.equal([3, 4, 5]);
     });
 
@@ -280,10 +271,10 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const a = await record({ stream: s.name, durable: 'a', filterSubject: s.subject('a'), ackWaitMs: 30_000, maxAckPending: 1 });
       for (let i = 0; i < 10; i++) {
         await bus.publish(s.subject('a'), enc(String(i)));
-        await until(() => a.got.length === i + 1, `message ${i} consumed`);
+        await waitFor(() => a.got.length === i + 1, `message ${i} consumed`);
       }
       const b = await record({ stream: s.name, durable: 'b', filterSubject: s.subject('b'), ackWaitMs: 30_000 });
-      await until(() => b.got.length === 1, 'the message left on the other subject');
+      await waitFor(() => b.got.length === 1, 'the message left on the other subject');
       expect(dec(b.got[0]!.data)).to.equal('kept');
     });
 
@@ -296,12 +287,12 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       await bus.subscribe(s.subject('>'), (subject, data, headers) => all.push(`${subject}=${dec(data)}${headers.k ?? ''}`));
       await bus.publish(s.subject('a.x'), enc('1'), { headers: { k: '!' } });
       await bus.publish(s.subject('a.b.c'), enc('2'));
-      await until(() => all.length === 2 && one.length === 1, 'live messages');
+      await waitFor(() => all.length === 2 && one.length === 1, 'live messages');
       expect(one).to.deep.equal([`${s.subject('a.x')}=1`]);
       expect(all).to.deep.equal([`${s.subject('a.x')}=1!`, `${s.subject('a.b.c')}=2`]);
       await subOne.unsubscribe();
       await bus.publish(s.subject('c.x'), enc('3'));
-      await until(() => all.length === 3, 'the message after unsubscribe');
+      await waitFor(() => all.length === 3, 'the message after unsubscribe');
       expect(one).to.have.length(1);
     });
 
@@ -311,7 +302,7 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       await bus.notify(`${subject}.early`, enc('nobody listens'));
       await bus.subscribe(`${subject}.*`, (subj, data) => got.push(`${subj}=${dec(data)}`));
       await bus.notify(`${subject}.a`, enc('hello'));
-      await until(() => got.length === 1, 'the notice');
+      await waitFor(() => got.length === 1, 'the notice');
       expect(got).to.deep.equal([`${subject}.a=hello`]);
     });
 
@@ -326,16 +317,16 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       const held: BusMessage[] = [];
       const c = await record({ stream: s.name, durable: 'slow', ackWaitMs: 30_000, maxAckPending: 2 }, (m) => void held.push(m));
       for (let i = 0; i < 5; i++) await bus.publish(s.subject('x'), enc(String(i)));
-      await until(() => held.length === 2, 'two deliveries');
+      await waitFor(() => held.length === 2, 'two deliveries');
       await sleep(100);
       expect(await bus.backlog(s.name, 'slow')).to.deep.equal({ pending: 3, ackPending: 2 });
       for (const m of held.splice(0)) await m.ack();
-      await until(() => c.got.length === 4, 'two more deliveries');
+      await waitFor(() => c.got.length === 4, 'two more deliveries');
       for (const m of held.splice(0)) await m.ack();
-      await until(() => c.got.length === 5, 'the last delivery');
+      await waitFor(() => c.got.length === 5, 'the last delivery');
       for (const m of held.splice(0)) await m.ack();
       let backlog: unknown;
-      await until(() => {
+      await waitFor(() => {
         void bus.backlog!(s.name, 'slow').then((b) => (backlog = b));
         return JSON.stringify(backlog) === JSON.stringify({ pending: 0, ackPending: 0 });
       }, 'an empty backlog');

@@ -14,7 +14,8 @@ import type { RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { openPostgresEventStore } from '../../shared/eventStore/postgresEventStore.ts';
 import { openSqliteEventStore } from '../../shared/eventStore/sqliteEventStore.ts';
 import { dropSchema, POSTGRES_URL, requirePostgres, schemaName } from '../support/postgres.ts';
-import { eventStoreContract, waitFor } from './eventStoreContract.ts';
+import { eventStoreContract } from './eventStoreContract.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { spawnAppender } from './support/spawnAppender.ts';
 
 const OPENER = fileURLToPath(new URL('./support/sqliteOpener.ts', import.meta.url));

@@ -14,19 +14,11 @@ import {
   type Subscription,
 } from '../../shared/eventStore/eventStore.ts';
 import { nth } from '../support/nth.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const uid = () => randomBytes(6).toString('hex');
 const ev = (type: string, data: Record<string, unknown> = {}): EventData => ({ type, data });
 const revisions = (events: RecordedEvent[]) => events.map((e) => e.revision);
-
-/** Polls `condition` until it holds; fails after `timeoutMs`. */
-export async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 function expectStrictlyIncreasing(positions: bigint[]) {
   for (const [i, position] of positions.entries()) {

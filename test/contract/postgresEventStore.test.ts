@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors.ts';
 import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { openPostgresEventStore } from '../../shared/eventStore/postgresEventStore.ts';
 import { dropSchema, POSTGRES_URL, rawClient, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
-import { waitFor } from './eventStoreContract.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { spawnAppender } from './support/spawnAppender.ts';
 
 describe('PostgreSQL event store shared by several processes', function () {

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { accountsCommand } from '../../services/cli/accountsCommand.ts';
 import { apiClient, fails, ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { sleep, waitFor } from '../support/waitFor.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `tock account disable` stops the account's jobs, not only its token; `enable` starts them from the next occurrence. */
 describe("a disabled account's jobs do not run (embedded mode, real target, operator calls over gRPC)", function () {
@@ -29,7 +29,7 @@ describe("a disabled account's jobs do not run (embedded mode, real target, oper
     const api = apiClient(system.baseUrl, token);
     const other: any = await ok(system.api.call('cron_add', { url: `${target.url}/other`, expression: '* * * * * *' }));
     const job: any = await ok(api.call('cron_add', { url: `${target.url}/acct`, expression: '* * * * * *' }));
-    await waitFor(() => scheduledMs('/acct').length >= 2, 10_000, 'runs before the disable');
+    await waitFor(() => scheduledMs('/acct').length >= 2, 'runs before the disable', 10_000);
 
     await jobs.disableAccount({ id: accountId });
     const disabledAt = Date.now();
@@ -43,7 +43,7 @@ describe("a disabled account's jobs do not run (embedded mode, real target, oper
 
     await jobs.enableAccount({ id: accountId });
     const enabledAt = Date.now();
-    await waitFor(() => scheduledMs('/acct').some((t) => t > enabledAt), 10_000, 'a run after the enable');
+    await waitFor(() => scheduledMs('/acct').some((t) => t > enabledAt), 'a run after the enable', 10_000);
     expect(scheduledMs('/acct').filter((t) => t > disabledAt + 1000 && t < enabledAt - 1000), 'the disabled time caught up').to.deep.equal([]);
     expect((await system.clients.planner.nextRuns({ accountId, id: BigInt(job.id), limit: 2 })).times).to.have.length(2);
     expect(await ok(api.call('account_get'))).to.include({ id: Number(accountId) });
@@ -63,7 +63,7 @@ describe("a disabled account's jobs do not run (embedded mode, real target, oper
     expect(lines.join('\n')).to.include('first').and.include('http://***@127.0.0.1:9/a').and.not.include('Hidden-77');
     expect(await accountsCommand(['delete-jobs', String(account!.id)], io)).to.equal(0);
     expect(lines.at(-1)).to.equal(`account ${account!.id}: 2 cron job(s) deleted`);
-    await waitFor(async () => (await ok<unknown[]>(api.call('cron_list'))).length === 0, 5000, 'the running system to see the deletes');
+    await waitFor(async () => (await ok<unknown[]>(api.call('cron_list'))).length === 0, 'the running system to see the deletes', 5000);
     expect(await accountsCommand(['enable'], io).catch((e: Error) => e.message)).to.match(/account/);
   });
 });

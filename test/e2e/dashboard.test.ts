@@ -3,7 +3,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { ok, rawRequest } from '../support/api.ts';
 import { hasChromium, launchChromium, CHROMIUM } from '../support/browser.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * The dashboard in a real browser (Debian's Chromium driven by playwright-core) against a real
@@ -54,7 +55,7 @@ describe('dashboard in a browser', function () {
     const jobs = async () => ok<any[]>(system.api.call('cron_list', {}));
     /** Polls the page until `selector`'s text matches (the page refreshes on its own every 5 s). */
     const waitText = (selector: string, re: RegExp, timeoutMs = 10_000) =>
-      waitFor(async () => re.test(await page.locator(selector).first().textContent({ timeout: 500 }).catch(() => '') ?? ''), timeoutMs, `${selector} to match ${re}`);
+      waitFor(async () => re.test(await page.locator(selector).first().textContent({ timeout: 500 }).catch(() => '') ?? ''), `${selector} to match ${re}`, timeoutMs);
 
     it('answers / with a redirect and the page with strict security headers', async () => {
       const root = await fetch(`${system.baseUrl}/`, { redirect: 'manual' });
@@ -132,7 +133,7 @@ describe('dashboard in a browser', function () {
     it('runs a job now: the target is called and the execution shows in the detail', async () => {
       await page.goto(`${system.baseUrl}/dashboard/#/jobs/${jobId}`);
       await page.locator('#action-run').click();
-      await waitFor(() => target.received.some((r) => r.url === '/from-dashboard'), 10_000, 'the target is called');
+      await waitFor(() => target.received.some((r) => r.url === '/from-dashboard'), 'the target is called', 10_000);
       await waitText('#executions tbody tr', /succeeded/, 15_000);
       const cells = await page.locator('#executions tbody tr').first().locator('td').allTextContents();
       expect(cells[2]).to.equal('200');
@@ -164,7 +165,7 @@ describe('dashboard in a browser', function () {
       await page.waitForURL(new RegExp(`#/jobs/${job.id}$`));
       expect(await ok<any>(system.api.call('cron_get', { id: job.id }))).to.include({ name: 'after', url: job.url });
       await page.locator('#action-run').click();
-      const call = await waitFor(() => target.received.find((r) => r.url === '/with-auth'), 10_000, 'the edited job calls its target');
+      const call = await waitFor(() => target.received.find((r) => r.url === '/with-auth'), 'the edited job calls its target', 10_000);
       expect(call.headers.authorization).to.equal(`Basic ${Buffer.from('user:s3cret').toString('base64')}`);
       await ok(system.api.call('cron_delete', { id: job.id }));
     });
@@ -218,7 +219,7 @@ describe('dashboard in a browser', function () {
         const shownAt = Date.now();
         await setHidden(false);
         // At once, or as soon as a refresh still running ends: well before the 5 s period.
-        await waitFor(() => lists.some((t) => t >= shownAt), 4000, 'a refresh as soon as the tab shows');
+        await waitFor(() => lists.some((t) => t >= shownAt), 'a refresh as soon as the tab shows', 4000);
       } finally {
         page.off('request', onRequest);
       }
@@ -271,7 +272,7 @@ describe('dashboard in a browser', function () {
         await page.goto(`${system.baseUrl}/dashboard/`);
         await page.locator('#token').fill(TEST_TOKEN);
         await page.locator('button[type=submit]').click();
-        await waitFor(async () => (await page.locator('#jobs td.last-result').allTextContents()).filter((t) => t === 'no run yet').length === 3, 20_000, 'three last results');
+        await waitFor(async () => (await page.locator('#jobs td.last-result').allTextContents()).filter((t) => t === 'no run yet').length === 3, 'three last results', 20_000);
         const seconds = (Date.now() - started) / 1000;
         // Sign-in, cron_list, group_list and three cron_logs: six calls at one a second.
         console.log(`      (six calls through a 1/s limit: the list was complete after ${seconds.toFixed(1)} s)`);

@@ -8,7 +8,8 @@ import { capture } from '../support/capture.ts';
 import { makeTestPki, tlsEnv } from '../support/certs.ts';
 import { nth } from '../support/nth.ts';
 import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -94,7 +95,7 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
 
   it('serves a job written through one replica from the other, runs each occurrence once, and logs it on both', async () => {
     const added: any = await ok(apis[0]!.call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));
-    const seen = await waitFor(() => ok(apis[1]!.call('cron_get', { id: added.id })).catch(() => undefined), 10_000, 'the job on the other replica');
+    const seen = await waitFor(() => ok(apis[1]!.call('cron_get', { id: added.id })).catch(() => undefined), 'the job on the other replica', 10_000);
     const { nextRun: _a, ...written } = added;
     const { nextRun: _b, ...read } = seen; // every second: nextRun moved on meanwhile
     expect(read).to.deep.equal(written);
@@ -113,7 +114,7 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
         const logs = await ok<any[]>(api.call('cron_logs', { id: added.id, limit: 1000 }));
         const inWindow = logs.map((l) => l.result.time as number).filter((t) => t >= first && t <= last);
         return inWindow.length >= runs.length && inWindow;
-      }, 20_000, 'cron_logs to show every run');
+      }, 'cron_logs to show every run', 20_000);
       expect(times.sort()).to.deep.equal(Array.from({ length: last - first + 1 }, (_, i) => first + i));
     }
   });

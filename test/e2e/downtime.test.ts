@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 describe('downtime: everything stopped while occurrences pass', function () {
   this.timeout(40_000);
@@ -13,14 +14,14 @@ describe('downtime: everything stopped while occurrences pass', function () {
     const first = await startTestSystem({ env, misfireMs: 500 });
     try {
       const job: any = await ok(first.api.call('cron_add', { url: `${target.url}/tick`, expression: '* * * * * *' }));
-      await waitFor(() => target.received.length >= 2, 8000, 'two runs before the stop');
+      await waitFor(() => target.received.length >= 2, 'two runs before the stop', 8000);
       await first.stop();
       const stopped = Date.now();
       await new Promise((r) => setTimeout(r, 4000));
       const second = await startTestSystem({ dataDir: first.dataDir, env, misfireMs: 500 });
       const restarted = Date.now();
       try {
-        await waitFor(() => target.received.some((r) => Number(r.headers['x-tock-scheduled-time']) * 1000 > restarted + 1000), 8000, 'a run on schedule after the restart');
+        await waitFor(() => target.received.some((r) => Number(r.headers['x-tock-scheduled-time']) * 1000 > restarted + 1000), 'a run on schedule after the restart', 8000);
         const scheduledOf = (r: (typeof target.received)[number]) => Number(r.headers['x-tock-scheduled-time']) * 1000;
         const scheduled = target.received.map(scheduledOf);
         // The occurrences due while everything was down arrive as one late call, which the logs

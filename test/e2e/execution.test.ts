@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { nth } from '../support/nth.ts';
 
 describe('running jobs end to end (embedded mode, real HTTP targets)', function () {
@@ -22,7 +23,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
 
   it('calls a job every second, with the X-Tock headers, and records each run in cron_logs', async () => {
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));
-    await waitFor(() => hits('/every-second').length >= 3, 8000, '3 runs');
+    await waitFor(() => hits('/every-second').length >= 3, '3 runs', 8000);
     await ok(system.api.call('cron_disable', { id: job.id }));
     const first = nth(hits('/every-second'));
     expect(first.headers['x-tock-job-id']).to.equal(String(job.id));
@@ -32,7 +33,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     const logs: any[] = await waitFor(async () => {
       const data = await ok<any[]>(system.api.call('cron_logs', { id: job.id }));
       return data.length >= 3 && data;
-    });
+    }, 'three runs in cron_logs');
     expect(logs[0].result).to.include({ status: 0, httpStatus: 200, error: '', ip: '127.0.0.1' });
     expect(logs[0].result.output).to.equal('hello from /every-second');
     expect(logs[0].result.time).to.be.greaterThan(logs[1].result.time);
@@ -42,10 +43,10 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
 
   it('a pause or an edit takes effect for the next occurrence, though runs go out ahead of time', async () => {
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/edited`, expression: '* * * * * *' }));
-    await waitFor(() => hits('/edited').length >= 2, 8000, '2 runs');
+    await waitFor(() => hits('/edited').length >= 2, '2 runs', 8000);
     await ok(system.api.call('cron_edit', { id: job.id, url: `${target.url}/moved` }));
     const edited = Date.now();
-    await waitFor(() => hits('/moved').length >= 2, 8000, '2 runs at the new URL');
+    await waitFor(() => hits('/moved').length >= 2, '2 runs at the new URL', 8000);
     expect(hits('/edited').filter((r) => Number(r.headers['x-tock-scheduled-time']) * 1000 > edited), 'old URL after the edit').to.deep.equal([]);
     await ok(system.api.call('cron_pause', { id: job.id }));
     const paused = Date.now();
@@ -59,14 +60,14 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/manual?x=1`, expression: 'manual', httpMethod: 'POST' }));
     const at = await ok<number>(system.api.call('cron_run', { id: job.id, payload: '{"ts":"__timestamp__"}' }));
     expect(at).to.be.within(Math.floor(Date.now() / 1000) - 2, Math.floor(Date.now() / 1000) + 2);
-    const req = nth(await waitFor(() => hits('/manual').length === 1 && hits('/manual')));
+    const req = nth(await waitFor(() => hits('/manual').length === 1 && hits('/manual'), 'the manual run'));
     expect(req.method).to.equal('POST');
     expect(req.headers['content-type']).to.equal('application/json');
     expect(JSON.parse(req.body).ts).to.match(/^\d{10}$/);
     const [log] = await waitFor(async () => {
       const list = await ok<any[]>(system.api.call('cron_logs', { id: job.id }));
       return list.length > 0 && list;
-    });
+    }, 'the manual run in cron_logs');
     expect(log.result.payload).to.equal('{"ts":"__timestamp__"}');
     expect(await ok(system.api.call('cron_next', { id: job.id }))).to.deep.equal([]);
   });
@@ -77,12 +78,12 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     const disabled: any = await waitFor(async () => {
       const current: any = await ok(system.api.call('cron_get', { id: job.id }));
       return current.status === 4 && current;
-    }, 10_000, 'auto-disable');
+    }, 'auto-disable', 10_000);
     expect(disabled.fail).to.equal(2);
     const failures = await waitFor(async () => {
       const list = await ok<any[]>(system.api.call('cron_failures', { id: job.id }));
       return list.length >= 2 && list;
-    });
+    }, 'two failures in cron_failures');
     expect(failures[0].result).to.include({ status: 1, httpStatus: 500, error: 'HTTP 500' });
     const across = await ok<any[]>(system.api.call('cron_failures', {}));
     expect(across.length).to.be.at.least(2);
@@ -95,7 +96,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
     const when = Math.floor(Date.now() / 1000) + 2;
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/once`, expression: `@${when}` }));
     expect(await ok(system.api.call('cron_next', { id: job.id }))).to.deep.equal([when]);
-    await waitFor(async () => (await ok<any>(system.api.call('cron_get', { id: job.id }))).status === 6, 10_000, 'status 6');
+    await waitFor(async () => (await ok<any>(system.api.call('cron_get', { id: job.id }))).status === 6, 'status 6', 10_000);
     expect(hits('/once')).to.have.length(1);
     expect(Number(hits('/once')[0]!.headers['x-tock-scheduled-time'])).to.equal(when);
   });
@@ -107,7 +108,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
       const skipped = await waitFor(async () => {
         const list = await ok<any[]>(system.api.call('cron_logs', { id: job.id }));
         return list.find((l) => l.result.status === 2);
-      }, 10_000, 'a skipped run');
+      }, 'a skipped run', 10_000);
       expect(skipped.result.error).to.contain('instances = 1');
       await ok(system.api.call('cron_delete', { id: job.id }));
       const concurrent = slow.received.filter((r, i, all) => all.some((o) => o !== r && Math.abs(o.at - r.at) < 2000));

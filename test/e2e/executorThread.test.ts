@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { EMBEDDED_TOPOLOGY } from '../../shared/topology.ts';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /** Embedded mode runs its executor on a worker thread; these check what that must not change. */
 describe('embedded executor thread', function () {
@@ -19,11 +20,11 @@ describe('embedded executor thread', function () {
       expect(threadBefore, 'a worker thread').to.be.a('number').above(0);
       const job = await ok<any>(system.api.call('cron_add', { url: `${target.url}/tick`, expression: '* * * * * *' }));
       const scheduled = () => target.received.map((r) => Number(r.headers['x-tock-scheduled-time']));
-      await waitFor(() => target.received.length >= 2, 5000, 'two runs before the thread dies');
+      await waitFor(() => target.received.length >= 2, 'two runs before the thread dies', 5000);
       const killedAt = Math.floor(Date.now() / 1000);
       await system.executor.kill!();
       // The replacement starts after a second; runs held by the dead thread come back after ack wait (5 s).
-      await waitFor(() => scheduled().some((s) => s >= killedAt + 8), 20_000, 'runs well after the thread died');
+      await waitFor(() => scheduled().some((s) => s >= killedAt + 8), 'runs well after the thread died', 20_000);
       expect(system.executor.threadId, 'a new thread').to.be.above(threadBefore!);
       const seen = scheduled();
       const first = Math.min(...seen);
@@ -34,7 +35,7 @@ describe('embedded executor thread', function () {
         const logged = await ok<any[]>(system.api.call('cron_logs', { id: job.id, limit: 100 }));
         return logged.map((l) => l.result.time).filter((t: number) => t >= first && t <= last);
       };
-      await waitFor(async () => (await inWindow()).length >= last - first + 1, 5000, 'the runs in cron_logs');
+      await waitFor(async () => (await inWindow()).length >= last - first + 1, 'the runs in cron_logs', 5000);
       expect(new Set(await inWindow()).size).to.equal(last - first + 1);
       await ok(system.api.call('cron_delete', { id: job.id }));
     } finally {

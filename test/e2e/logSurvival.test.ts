@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { TEST_TOKEN } from '../support/embedded.ts';
 import { sampleSum } from '../support/metricsText.ts';
 import { freePort } from '../support/processes.ts';
-import { waitFor } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * Logging must never take the service down: Tock as a real process whose standard output is a
@@ -49,7 +49,7 @@ describe('a process whose log destination fails keeps serving', function () {
     const p = await start(full, full);
     closeSync(full);
     try {
-      await waitFor(async () => p.exited() !== null || (await fetch(`${p.base}/healthz`).then((r) => r.ok, () => false)), 120_000, 'the gateway');
+      await waitFor(async () => p.exited() !== null || (await fetch(`${p.base}/healthz`).then((r) => r.ok, () => false)), 'the gateway', 120_000);
       expect(p.exited(), 'still running after its start-up lines').to.equal(null);
       await exercise(p.base);
       const metrics = await (await fetch(`${p.base}/metrics`)).text();
@@ -65,7 +65,7 @@ describe('a process whose log destination fails keeps serving', function () {
     try {
       let seen = '';
       p.child.stdout!.on('data', (c) => (seen += c));
-      await waitFor(() => p.exited() !== null || /Tock is running/.test(seen), 120_000, 'the start line');
+      await waitFor(() => p.exited() !== null || /Tock is running/.test(seen), 'the start line', 120_000);
       expect(p.exited()).to.equal(null);
       // The reader goes away: from now on every write to stdout and stderr fails with EPIPE.
       p.child.stdout!.destroy();

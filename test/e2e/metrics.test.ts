@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { ok, rawRequest } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { sampleSum, samples } from '../support/metricsText.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /** Embedded mode: the gateway's /metrics shows every service, the executor thread's runs included. */
 describe('metrics (embedded /metrics)', function () {
@@ -26,7 +27,7 @@ describe('metrics (embedded /metrics)', function () {
         const text = await waitFor(async () => {
           const t = await scrape();
           return count(t, 'tock_executions_total', { outcome: 'succeeded' }) > 0 && count(t, 'tock_executions_total', { outcome: 'failed' }) > 0 && t;
-        }, 10_000, 'a succeeded and a failed execution in /metrics');
+        }, 'a succeeded and a failed execution in /metrics', 10_000);
         expect(count(text, 'tock_run_lateness_seconds_count', {})).to.be.above(0);
         expect(count(text, 'tock_target_request_duration_seconds_count', { outcome: 'failed' })).to.be.above(0);
         expect(count(text, 'tock_api_request_duration_seconds_count', { function: 'cron_add', code: '0' })).to.equal(2);
@@ -35,7 +36,7 @@ describe('metrics (embedded /metrics)', function () {
         // The planner's heap holds both jobs, relative to before: other systems of this test
         // process may still hold jobs. One scrape in CI read 0 while tock_planner_jobs read 2
         // (cause not found); the heap must hold both within 5 s, so a lasting loss still fails.
-        await waitFor(async () => count(await scrape(), 'tock_planner_heap_entries', {}) >= 2, 5000, 'both jobs in the planner heap');
+        await waitFor(async () => count(await scrape(), 'tock_planner_heap_entries', {}) >= 2, 'both jobs in the planner heap', 5000);
         expect(count(text, 'tock_planner_jobs', {})).to.equal(2);
         for (const durable of [system.logs.durable, 'jobs-failures']) expect(samples(text, 'tock_bus_consumer_pending_messages', { stream: 'EXECUTIONS', durable })).to.have.length(1);
         expect(samples(text, 'tock_bus_consumer_pending_messages', { stream: 'RUNS', durable: 'executors' })).to.have.length(1);

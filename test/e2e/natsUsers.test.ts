@@ -9,7 +9,8 @@ import { apiClient, ok } from '../support/api.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { capture } from '../support/capture.ts';
 import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * deploy/k8s/base/nats.conf on a real nats-server: every Tock service runs as its own user and the
@@ -59,11 +60,11 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
     expect(created.code, created.stderr).to.equal(0);
     const api = apiClient(`http://127.0.0.1:${env.PORT}`, capture(/token: ([A-Za-z0-9]{32})/, created.stdout));
     const job = await ok<any>(api.call('cron_add', { url: `${target.url}/users`, expression: '* * * * * *', instances: 1 }));
-    await waitFor(() => target.received.length >= 2, 30_000, 'the job to be called');
+    await waitFor(() => target.received.length >= 2, 'the job to be called', 30_000);
     const logs = await waitFor(async () => {
       const entries = await ok<any[]>(api.call('cron_logs', { id: job.id }));
       return entries.length >= 2 && entries;
-    }, 30_000, 'executions in cron_logs');
+    }, 'executions in cron_logs', 30_000);
     expect(logs[0].result).to.include({ status: 0, httpStatus: 200 });
     // Stop the job (and let runs already on the bus drain) so the stream counts below hold still.
     await ok(api.call('cron_delete', { id: job.id }));

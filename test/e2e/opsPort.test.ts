@@ -6,7 +6,8 @@ import { ensureTopology } from '../../shared/topology.ts';
 import { dueRunSubject } from '../../shared/subjects/planner.ts';
 import { sampleSum, samples } from '../support/metricsText.ts';
 import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -25,7 +26,7 @@ describe('ops port of a distributed service (executor on NATS)', function () {
       const ops = `http://127.0.0.1:${opsPort}`;
       expect((await fetch(`${ops}/healthz`)).status).to.equal(200);
       // Ready once its consumer runs (a moment after the port opens).
-      await waitFor(async () => (await fetch(`${ops}/readyz`)).status === 200, 15_000, 'ready');
+      await waitFor(async () => (await fetch(`${ops}/readyz`)).status === 200, 'ready', 15_000);
       expect((await fetch(`${ops}/nothing`)).status).to.equal(404);
 
       const jobId = 900_000 + Math.floor(Math.random() * 99_999);
@@ -36,7 +37,7 @@ describe('ops port of a distributed service (executor on NATS)', function () {
       const text = await waitFor(async () => {
         const t = await (await fetch(`${ops}/metrics`)).text();
         return sampleSum(t, 'tock_executions_total', { outcome: 'succeeded' }) >= 1 && t;
-      }, 20_000, 'the run counted on the ops port');
+      }, 'the run counted on the ops port', 20_000);
       expect(target.received).to.have.length(1);
       expect(sampleSum(text, 'tock_run_lateness_seconds_count')).to.equal(1);
       expect(samples(text, 'tock_bus_consumer_pending_messages', { stream: 'RUNS', durable: 'executors' })).to.have.length(1);

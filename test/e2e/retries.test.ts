@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor, type Received } from '../support/target.ts';
+import { startTarget, type Received } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /** Each path answers from its own script, one entry per call (the last repeats). */
 type Answer = { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> };
@@ -37,7 +38,7 @@ describe('retries (embedded mode, real HTTP targets)', function () {
     const logs = await waitFor(async () => {
       const entries = await ok<any[]>(system.api.call('cron_logs', { id: job.id }));
       return entries.length >= attempts && entries.every((e) => e.result.attempt <= attempts) && entries;
-    }, 40_000, `${attempts} attempts logged`);
+    }, `${attempts} attempts logged`, 40_000);
     return { job, logs: logs.map((e: any) => e.result).reverse() };
   }
 
@@ -85,7 +86,7 @@ describe('retries (embedded mode, real HTTP targets)', function () {
     expect(hits('/gone')).to.have.length(1);
     expect(gone.logs[0]).to.include({ attempt: 1, willRetry: false, httpStatus: 404 });
     expect(broken.logs.map((l: any) => l.willRetry)).to.deep.equal([true, true, false]);
-    await waitFor(async () => (await ok<any>(system.api.call('cron_get', { id: broken.job.id }))).fail === 1, 5000, 'the failure counted');
+    await waitFor(async () => (await ok<any>(system.api.call('cron_get', { id: broken.job.id }))).fail === 1, 'the failure counted', 5000);
     await new Promise((r) => setTimeout(r, 500));
     expect((await ok<any>(system.api.call('cron_get', { id: broken.job.id }))).fail, 'counted once').to.equal(1);
     expect((await ok<any>(system.api.call('cron_get', { id: gone.job.id }))).fail).to.equal(1);
@@ -97,7 +98,7 @@ describe('retries (embedded mode, real HTTP targets)', function () {
     scripts.set('/dropped', [{ status: 503, headers: { 'retry-after': '2' } }]);
     const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/dropped`, expression: 'manual', retries: 3, retryBackoff: 2 }));
     await ok(system.api.call('cron_run', { id: job.id }));
-    await waitFor(() => hits('/dropped').length >= 1, 10_000, 'the first attempt');
+    await waitFor(() => hits('/dropped').length >= 1, 'the first attempt', 10_000);
     await ok(system.api.call('cron_disable', { id: job.id }));
     await new Promise((r) => setTimeout(r, 5000));
     expect(hits('/dropped'), 'no attempt after the change').to.have.length(1);

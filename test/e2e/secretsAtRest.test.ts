@@ -7,7 +7,8 @@ import { openSqliteEventStore } from '../../shared/eventStore/sqliteEventStore.t
 import { defaultSettings } from '../../shared/job/index.ts';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { distributedEnv, startService } from '../support/processes.ts';
 import { streamEvents } from '../support/targets.ts';
 
@@ -51,7 +52,7 @@ describe('job secrets at rest (embedded mode, real HTTP target, executor thread)
   it('calls with the credentials, yet no file, due run or answer holds a password, URL credential or header value', async () => {
     const withUrl: any = await ok(system.api.call('cron_add', { url: target.url.replace('http://', `http://alice:${URL_PASSWORD}@`) + '/url', expression: '* * * * * *', httpHeaders: `X-Api-Key: ${HEADER_VALUE}` }));
     const withField: any = await ok(system.api.call('cron_add', { url: `${target.url}/field`, expression: '* * * * * *', username: 'bob', password: PASSWORD }));
-    await waitFor(() => hits('/url').length >= 2 && hits('/field').length >= 2, 10_000, 'two runs of each job');
+    await waitFor(() => hits('/url').length >= 2 && hits('/field').length >= 2, 'two runs of each job', 10_000);
     await ok(system.api.call('cron_disable', { id: withUrl.id }));
     await ok(system.api.call('cron_disable', { id: withField.id }));
     expect(hits('/url')[0]!.headers.authorization).to.equal(basic('alice', URL_PASSWORD));
@@ -65,7 +66,7 @@ describe('job secrets at rest (embedded mode, real HTTP target, executor thread)
     const logs: any[] = await waitFor(async () => {
       const list = await ok<any[]>(system.api.call('cron_logs', { id: withUrl.id }));
       return list.length >= 2 && list;
-    });
+    }, 'two runs in cron_logs');
     const answers = JSON.stringify([
       got,
       logs,
@@ -124,7 +125,7 @@ describe('channel secrets at rest (embedded mode, a failure notified to real loc
     const telegram: any = await ok(system.api.call('channel_add', { type: 'telegram', botToken: BOT_TOKEN, chatId: '-100200300' }));
     const job: any = await ok(system.api.call('cron_add', { url: `${receiver.url}/job`, expression: 'manual', name: 'fails' }));
     await ok(system.api.call('cron_run', { id: job.id }));
-    await waitFor(() => at('/hook/') && at('/slack/') && at('/telegram/'), 20_000, 'the notification on all three channels');
+    await waitFor(() => at('/hook/') && at('/slack/') && at('/telegram/'), 'the notification on all three channels', 20_000);
 
     const delivered = at('/hook/')!;
     expect(delivered.url).to.equal(`/hook/${HOOK_PATH}`);
@@ -174,7 +175,7 @@ describe('job secrets written in clear before sealing existed', function () {
 
     const system = await startTestSystem({ dataDir, env });
     try {
-      await waitFor(() => target.received.length >= 1, 10_000, 'a run of the clear-text job');
+      await waitFor(() => target.received.length >= 1, 'a run of the clear-text job', 10_000);
       expect(target.received[0]!.headers.authorization).to.equal(basic('carol', PASSWORD));
       expect(target.received[0]!.headers['x-api-key']).to.equal(HEADER_VALUE);
       const got: any = await ok(system.api.call('cron_get', { id: 9000 }));
@@ -185,7 +186,7 @@ describe('job secrets written in clear before sealing existed', function () {
       expect(edited.data.changes.password).to.match(/^enc:v1:/);
       expect(edited.data.changes.httpHeaders).to.match(/^X-Api-Key: enc:v1:/);
       const at = Date.now();
-      await waitFor(() => target.received.some((r) => r.at > at + 1500 && r.headers.authorization === basic('carol', 'Edited-7e4c')), 10_000, 'a run with the edited password');
+      await waitFor(() => target.received.some((r) => r.at > at + 1500 && r.headers.authorization === basic('carol', 'Edited-7e4c')), 'a run with the edited password', 10_000);
     } finally {
       await system.stop();
     }

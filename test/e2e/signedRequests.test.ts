@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';
-import { startTarget, waitFor, type Received } from '../support/target.ts';
+import { startTarget, type Received } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { nth } from '../support/nth.ts';
 import { capture } from '../support/capture.ts';
 
@@ -54,7 +55,7 @@ describe('signed job requests end to end (embedded mode, real HTTP target)', fun
         httpHeaders: 'X-Tock-Signature: forged',
       }),
     );
-    const req = nth(await waitFor(() => hits('/signed').length >= 1 && hits('/signed'), 8000, 'a signed run'));
+    const req = nth(await waitFor(() => hits('/signed').length >= 1 && hits('/signed'), 'a signed run', 8000));
     await ok(system.api.call('cron_disable', { id: job.id }));
     const url = `${target.url}${req.url}`;
     expect(req.headers['x-tock-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);

@@ -6,7 +6,7 @@ import { apiClient, ok } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
-import { waitFor } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 import { startTargetProcess, type Arrival } from '../support/targetProcess.ts';
 import { capture } from '../support/capture.ts';
 
@@ -105,7 +105,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
       await waitFor(async () => {
         arrivals = await target.arrivals();
         return distinct() >= JOBS * SECONDS;
-      }, 30_000, 'every occurrence to arrive').catch((error) => {
+      }, 'every occurrence to arrive', 30_000).catch((error) => {
         const perSecond = new Map<number, number>();
         for (const a of arrivals) perSecond.set(Number(a.scheduled) - first, (perSecond.get(Number(a.scheduled) - first) ?? 0) + 1);
         const services = [...running.entries()].map(([k, p]) => `--- ${k}\n${p.output.join('').split('\n').slice(-8).join('\n')}`).join('\n');
@@ -145,7 +145,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
           const list = await ok<any[]>(api.call('cron_logs', { id: job.id, limit: 1000 }));
           const times = [...new Set(list.map((l) => l.result.time as number))].filter((t) => t >= first && t <= last).sort();
           return times.length >= expected.length && times;
-        }, 30_000, `cron_logs of job ${job.id}`);
+        }, `cron_logs of job ${job.id}`, 30_000);
         expect(logged, `cron_logs of job ${job.id}`).to.deep.equal(expected);
       }
       // Read models are disposable: stop the schedule, delete the logs database, restart logs and
@@ -176,7 +176,7 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
       const rebuilt = await waitFor(async () => {
         const now = await answers();
         return JSON.stringify(now.logs) === JSON.stringify(before.logs) && now;
-      }, 30_000, 'the rebuilt logs to answer as before');
+      }, 'the rebuilt logs to answer as before', 30_000);
       expect(rebuilt).to.deep.equal(before);
       await ok(api.call('cron_batch_delete', { id: jobs.map((j) => j.id) }));
     } finally {

@@ -9,9 +9,10 @@ import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
-import { createJob, eventually, execute, startReceiver } from '../integration/notifier/harness.ts';
+import { createJob, execute, startReceiver } from '../integration/notifier/harness.ts';
 import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const WINDOW_MS = 4000;
@@ -80,16 +81,16 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
       for (let j = 1; j <= JOBS_PER_ACCOUNT; j++) await execute(bus as never, accountId * 1000 + j, true, {}, accountId);
     }
     // Every trigger is recorded (the rules ran and stored their decision), the windows still open.
-    await eventually(async () => {
+    await waitFor(async () => {
       let n = 0;
       for (const accountId of ACCOUNTS) for (let j = 1; j <= JOBS_PER_ACCOUNT; j++) n += (await store.readStream(`notifyjob-${accountId * 1000 + j}`)).length ? 1 : 0;
       return n === ACCOUNTS.length * JOBS_PER_ACCOUNT;
-    }, 20_000);
+    }, 'every trigger recorded', 20_000);
     expect(receiver.received).to.have.length(0);
     await first.kill('SIGKILL');
 
     await Promise.all([startNotifier(await freePort()), startNotifier(await freePort())]);
-    await eventually(() => receiver.received.length >= ACCOUNTS.length, 30_000);
+    await waitFor(() => receiver.received.length >= ACCOUNTS.length, 'a notification for every account', 30_000);
     // Long enough for a duplicate to show up: two more windows and a retry.
     await new Promise((r) => setTimeout(r, 2 * WINDOW_MS + 1000));
     expect(receiver.received.map((r) => r.url).sort()).to.deep.equal(ACCOUNTS.map((a) => `/account/${a}`));

@@ -6,7 +6,8 @@ import { apiClient, ok, type ApiClient } from '../support/api.ts';
 import { capture } from '../support/capture.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
-import { startTarget, waitFor } from '../support/target.ts';
+import { startTarget } from '../support/target.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 const READY: Partial<Record<string, RegExp>> = SERVICE_READY;
 const RETRY_AFTER_S = 4;
@@ -57,7 +58,7 @@ describe('a retry outlives the executor that scheduled it (kill -9, every servic
     await ok(api.call('cron_run', { id: job.id }));
     const logsOf = async () => (await ok<any[]>(api.call('cron_logs', { id: job.id }))).map((e) => e.result).reverse();
     // The failed attempt is logged once the next one is on the bus (it is published first).
-    const [first] = await waitFor(async () => ((await logsOf()).length >= 1 ? logsOf() : false), 30_000, 'the first attempt logged');
+    const [first] = await waitFor(async () => ((await logsOf()).length >= 1 ? logsOf() : false), 'the first attempt logged', 30_000);
     expect([first.attempt, first.httpStatus, first.willRetry], JSON.stringify([t.received.map((r) => [r.url, r.at, r.headers["x-tock-attempt"]]), await logsOf()])).to.deep.equal([1, 503, true]);
     await running.get('executor-1')!.kill('SIGKILL');
     running.delete('executor-1');
@@ -65,7 +66,7 @@ describe('a retry outlives the executor that scheduled it (kill -9, every servic
     expect(t.received.length, 'the retry had not gone out when its executor died').to.equal(1);
     await start('executor-2');
 
-    await waitFor(async () => (await logsOf()).length >= 2, 60_000, 'the second attempt logged');
+    await waitFor(async () => (await logsOf()).length >= 2, 'the second attempt logged', 60_000);
     await new Promise((r) => setTimeout(r, 1000)); // a doubled attempt would show by now
     const seen = t.received.filter((r) => r.url === '/flaky');
     console.log(`      second attempt ${((seen[1]!.at - seen[0]!.at) / 1000).toFixed(1)} s after the first (Retry-After ${RETRY_AFTER_S} s), ${((seen[1]!.at - killedAt) / 1000).toFixed(1)} s after the kill`);

@@ -34,3 +34,20 @@ export const FULL = {
   pattern: 'FATAL',
   name: 'full job',
 };
+
+/**
+ * `count` of the costliest schedules to plan: sparse filters over 1-second intervals and
+ * crontabs, every one different (no cache helps).
+ */
+export function hostileBatch(count: number) {
+  return Array.from({ length: count }, (_, i) => {
+    const at = `hour == ${i % 24} and minute == ${(i * 7) % 60}`;
+    const kinds = [
+      { expression: '1 second', filter: `month == 2 and day == 29 and ${at}` },
+      { expression: '1 second', filter: `month == ${1 + (i % 12)} and day == ${1 + (i % 28)} and ${at}`, timezone: 'Europe/Paris' },
+      { expression: '* * * * * *', filter: `day == 13 and weekday == 'Fri' and ${at}`, timezone: 'America/New_York' },
+      { expression: `${i % 60} ${i % 24} */13 * 5`, filter: `month != ${1 + (i % 12)}` },
+    ];
+    return { url: `https://example.com/hostile/${i}`, ...kinds[i % kinds.length]! };
+  });
+}

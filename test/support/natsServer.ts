@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { freePort } from './processes.ts';
-import { waitFor } from './target.ts';
+import { waitFor } from './waitFor.ts';
 
 export const NATS_USERS = ['planner', 'executor', 'jobs', 'logs', 'notifier', 'subscriber'] as const;
 export type NatsUser = (typeof NATS_USERS)[number];
@@ -80,7 +80,7 @@ export function natsServer(port: number, storeDir: string, binary = natsServerBi
           socket.once('connect', () => (socket.destroy(), resolve(true)));
           socket.once('error', () => resolve(false));
         });
-      }, 10_000, 'nats-server to listen');
+      }, 'nats-server to listen', 10_000);
     },
     /** Like a crash: no goodbye to the clients. */
     async kill() {

@@ -38,15 +38,3 @@ export async function startTarget(respond: (req: Received) => { status?: number;
       }),
   };
 }
-
-/** Polls `check` until it returns a truthy value or the time is up. */
-type Falsy = false | null | undefined | 0 | '';
-export async function waitFor<T>(check: () => T | Falsy | Promise<T | Falsy>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { fails, ok, type ApiClient } from '../../support/api.ts';
 import { embeddedTarget, storeMark } from '../../support/targets.ts';
-import { eventually, startReceiver } from '../../integration/notifier/harness.ts';
+import { startReceiver } from '../../integration/notifier/harness.ts';
 import { nth } from '../../support/nth.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 /** The channel functions through the gateway (embedded mode: real gRPC to the notifier), and a failure notified end to end. */
 describe('notification channels API (embedded mode)', function () {
@@ -94,7 +95,7 @@ describe('notification channels API (embedded mode)', function () {
     receiverFailing = true;
     const job = await ok(bob.call('cron_add', { url: `${receiver.url}/job`, expression: 'manual', name: 'bob job', failureThreshold: 5 }));
     await ok(bob.call('cron_run', { id: job.id }));
-    const request = await eventually(() => receiver.received.find((r) => r.url === '/bob-hook'), 20_000);
+    const request = await waitFor(() => receiver.received.find((r) => r.url === '/bob-hook'), 'bob\'s webhook call', 20_000);
     receiverFailing = false;
     const body = JSON.parse(request.body);
     expect(body).to.include({ id: job.id, status: 1, message: 'fails', httpStatus: 500, name: 'bob job', fail: 1 });
@@ -114,7 +115,7 @@ describe('notification channels API (embedded mode)', function () {
     const job = await ok(bob.call('cron_add', { url: `${receiver.url}/job2`, expression: 'manual', name: 'picky', notifyChannels: ` ${chosen.id} , ${chosen.id}` }));
     expect(job.notifyChannels).to.equal(String(chosen.id));
     await ok(bob.call('cron_run', { id: job.id }));
-    await eventually(() => receiver.received.find((r) => r.url === '/chosen'), 20_000);
+    await waitFor(() => receiver.received.find((r) => r.url === '/chosen'), 'the chosen channel\'s call', 20_000);
     receiverFailing = false;
     await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.received.filter((r) => r.url === '/chosen')).to.have.length(1);

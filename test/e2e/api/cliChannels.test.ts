@@ -4,7 +4,7 @@ import { runCli } from '../../support/processes.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
 import { startReceiver } from '../../integration/notifier/harness.ts';
 import { capture } from '../../support/capture.ts';
-import { waitFor } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 /** `tock channels ...` as its own process on the SQLite file of a running embedded system. */
 describe('operator CLI: notification channels, against a running system (embedded mode)', function () {
@@ -42,11 +42,11 @@ describe('operator CLI: notification channels, against a running system (embedde
     const seen = await waitFor(async () => {
       const list = await ok<any[]>(target.api.call('channel_list'));
       return list[0]?.enabled === false && list;
-    }, 5000, 'the disabled channel in channel_list');
+    }, 'the disabled channel in channel_list', 5000);
     expect(seen).to.have.length(1);
     expect(seen[0]).to.include({ id: Number(id), enabled: false });
     expect((await runCli(['channels', 'delete', id, '--account', '1'], env)).code).to.equal(0);
-    await waitFor(async () => (await ok<any[]>(target.api.call('channel_list'))).length === 0, 5000, 'an empty channel_list');
+    await waitFor(async () => (await ok<any[]>(target.api.call('channel_list'))).length === 0, 'an empty channel_list', 5000);
   });
 
   it('refuses a bad type and another account\'s channel with a clear message', async () => {

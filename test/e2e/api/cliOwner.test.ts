@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { apiClient, ok } from '../../support/api.ts';
 import { TEST_TOKEN } from '../../support/embedded.ts';
 import { freePort, runCli } from '../../support/processes.ts';
-import { startTarget, waitFor } from '../../support/target.ts';
+import { startTarget } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
 import { embeddedTarget, type ApiTarget } from '../../support/targets.ts';
 
 /**
@@ -84,7 +85,7 @@ describe('CLI: owner commands over the public API (embedded mode)', function () 
     const ran = await tock('jobs', 'run', String(job.id));
     expect(ran.code, ran.stderr).to.equal(0);
     expect(ran.stdout).to.match(new RegExp(`^job ${job.id} runs at \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z$`, 'm'));
-    await waitFor(async () => (await ok(target.api.call('cron_logs', { id: job.id }))).length === 1, 15_000, 'the run is logged');
+    await waitFor(async () => (await ok(target.api.call('cron_logs', { id: job.id }))).length === 1, 'the run is logged', 15_000);
     expect(site.received.filter((r) => r.url === '/run')).to.have.length(1);
 
     const logs = await tock('logs', String(job.id));
@@ -100,9 +101,9 @@ describe('CLI: owner commands over the public API (embedded mode)', function () 
     follower.stderr.on('data', (c) => (errOut += c));
     const exited = new Promise<number | null>((resolve) => follower.once('exit', (code) => resolve(code)));
     try {
-      await waitFor(() => out.includes('succeeded'), 20_000, 'the follower prints the past result');
+      await waitFor(() => out.includes('succeeded'), 'the follower prints the past result', 20_000);
       await ok(target.api.call('cron_run', { id: job.id }));
-      await waitFor(() => out.trim().split('\n').length === 2, 20_000, `the follower prints the new result (got: ${out}${errOut})`);
+      await waitFor(() => out.trim().split('\n').length === 2, `the follower prints the new result (got: ${out}${errOut})`, 20_000);
       follower.kill('SIGINT');
       expect(await exited, errOut).to.equal(0);
       expect(out.trim().split('\n').every((l) => /\tsucceeded\t200\t/.test(l)), out).to.equal(true);

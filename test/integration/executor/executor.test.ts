@@ -8,7 +8,8 @@ import { createLogger } from '../../../shared/log.ts';
 import { ensureTopology } from '../../../shared/topology.ts';
 import { dueRunSubject } from '../../../shared/subjects/planner.ts';
 import { startExecutorService } from '../../../services/executor/server.ts';
-import { startTarget, waitFor } from '../../support/target.ts';
+import { startTarget } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 describe('executor: stopping while runs wait for their instant', function () {
   this.timeout(20_000);
@@ -30,7 +31,7 @@ describe('executor: stopping while runs wait for their instant', function () {
       expect(target.received, 'nothing sent early').to.have.length(0);
 
       const second = await startExecutorService(options);
-      await waitFor(() => target.received.length > 0, 10_000, 'the run, fired by the next executor');
+      await waitFor(() => target.received.length > 0, 'the run, fired by the next executor', 10_000);
       await new Promise((r) => setTimeout(r, 300));
       expect(target.received).to.have.length(1);
       expect(target.received[0]!.at).to.be.at.least(due);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHttpCaller, type HttpCaller } from '../../../services/executor/httpCall.ts';
 import type { RequestSpec } from '../../../services/executor/buildRequest.ts';
-import { waitFor } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 /** A real server that notes each connection, and for each request the connection it came on. */
 async function socketServer() {
@@ -39,7 +39,7 @@ describe('executor: connections opened while runs wait for their instant', () =>
   it('opens one connection per run due at the same instant, and the calls use them', async () => {
     const due = soon();
     const went = [1, 2, 3].map((i) => caller.expect(`${server.url}/run/${i}`, due));
-    await waitFor(() => server.sockets.length === 3, 2000, 'three warm connections');
+    await waitFor(() => server.sockets.length === 3, 'three warm connections', 2000);
     expect(server.requests).to.have.length(0);
     went.forEach((w) => w());
     const results = await Promise.all([1, 2, 3].map((i) => caller.call(get(`${server.url}/run/${i}`))));
@@ -82,7 +82,7 @@ describe('executor: connections opened while runs wait for their instant', () =>
     await caller.close();
     caller = createHttpCaller({ allowNetworks: ['127.0.0.0/8'], warmIdleMs: 100 });
     caller.expect(`${server.url}/gone`, soon())();
-    await waitFor(() => server.sockets.length === 1, 2000, 'a warm connection');
-    await waitFor(() => server.sockets[0]!.destroyed, 2000, 'the warm connection closed');
+    await waitFor(() => server.sockets.length === 1, 'a warm connection', 2000);
+    await waitFor(() => server.sockets[0]!.destroyed, 'the warm connection closed', 2000);
   });
 });

@@ -12,7 +12,7 @@ import { createLogger } from '../../../shared/log.ts';
 import { createReadiness } from '../../../shared/readiness.ts';
 import { startJobsServer } from '../../../services/jobs/server.ts';
 import { grpcHealthClient } from '../../support/health.ts';
-import { waitFor } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 /**
  * The jobs view's subscription meets an event it cannot read (a row another process wrote
@@ -41,7 +41,7 @@ describe('jobs service: supervised view and gRPC health', function () {
       raw
         .prepare('INSERT INTO events (id, stream, revision, category, type, data, metadata, time) VALUES (?, ?, 0, ?, ?, ?, ?, ?)')
         .run('broken-1', 'other-1', 'other', 'Noise', '{', '{}', Date.now());
-      await waitFor(async () => !(await health.serving()), 10_000, 'NOT_SERVING');
+      await waitFor(async () => !(await health.serving()), 'NOT_SERVING', 10_000);
       expect(readiness.failing()).to.have.property('jobs view').that.matches(/^lost: /);
       expect(await health.serving('liveness'), 'alive all along').to.equal(true);
       const began = Date.now();
@@ -52,7 +52,7 @@ describe('jobs service: supervised view and gRPC health', function () {
 
       // Fixed (or the store is back): the view resumes after its last event, on its own.
       raw.prepare("UPDATE events SET data = '{}' WHERE id = 'broken-1'").run();
-      await waitFor(() => health.serving(), 10_000, 'SERVING again');
+      await waitFor(() => health.serving(), 'SERVING again', 10_000);
       await jobs.createAccount({ name: 'after', timezone: 'UTC', jobLimit: 0 });
       const { accounts } = await jobs.listAccounts({});
       expect(accounts.map((a) => a.name), 'every event applied once').to.deep.equal(['before', 'after']);

@@ -18,20 +18,10 @@ import { executionSubject } from '../../../shared/subjects/executor.ts';
 import { startLogsService, type LogsServiceHandle } from '../../../services/logs/logsService.ts';
 import { T0, execution, failure } from '../../unit/logs/executions.ts';
 import { nth } from '../../support/nth.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const log = createLogger('logs-test', {}, 'silent');
-
-/** Polls (never a fixed sleep) until `read` gives what `done` accepts. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const OUTCOME: Record<number, Outcome> = { [ExecutionOutcome.SUCCEEDED]: 'succeeded', [ExecutionOutcome.FAILED]: 'failed', [ExecutionOutcome.SKIPPED]: 'skipped' };
 const publish = (bus: Bus, e: Execution, msgId: string | undefined = e.runId) => {
@@ -118,7 +108,7 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
       const last = execution({ runId: `${job1}:last`, accountId: acct, jobId: job1, time: T0 - 1n });
       await publish(harness.bus, last);
 
-      await eventually(() => ask({ id: job1 }), (entries) => entries.some((e) => e.execution?.runId === last.runId), 'the last execution to be recorded');
+      await waitFor(async () => (await ask({ id: job1 })).some((e) => e.execution?.runId === last.runId), 'the last execution to be recorded', 15_000);
       const before = await answers();
       // One answer per question: the `!` below index within QUESTIONS.length.
       expect(before).to.have.length(QUESTIONS.length);
@@ -149,7 +139,10 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
       expect(existsSync(join(dir, 'logs.db'))).to.equal(false);
       await start();
       expect(service!.durable).to.not.equal(firstDurable);
-      const rebuilt = await eventually(answers, (a) => JSON.stringify(a, big) === JSON.stringify(before, big), 'the rebuilt answers to match');
+      const rebuilt = await waitFor(async () => {
+        const a = await answers();
+        return JSON.stringify(a, big) === JSON.stringify(before, big) && a;
+      }, 'the rebuilt answers to match', 15_000);
       expect(rebuilt).to.deep.equal(before);
     });
 
@@ -157,7 +150,10 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
       if (!service) await start();
       const job = base + 14n;
       await publish(harness.bus, execution({ runId: `${job}:1`, accountId: acct, jobId: job, url: 'https://old:Cleartext-41@h.example/p' }));
-      const [entry] = await eventually(() => ask({ id: job }), (entries) => entries.length === 1, 'the old record');
+      const [entry] = await waitFor(async () => {
+        const entries = await ask({ id: job });
+        return entries.length === 1 && entries;
+      }, 'the old record', 15_000);
       expect(entry!.execution!.url).to.equal('https://***@h.example/p');
     });
   });

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { createJob, eventually, execute, settle, startHarness, startReceiver, type Received } from './harness.ts';
+import { createJob, execute, settle, startHarness, startReceiver, type Received } from './harness.ts';
 import { nth } from '../../support/nth.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -27,10 +28,10 @@ describe('notifier chat formats (local receivers standing in for Slack, Discord,
     await settle(100);
     await execute(h.bus, 9, true);
     const request = nth(
-      await eventually(async () => {
+      await waitFor(async () => {
         await h.advance(0);
         return receiver.received.length > 0 && receiver.received;
-      }),
+      }, 'a request at the receiver'),
     );
     await settle(100);
     expect(receiver.received).to.have.length(1);

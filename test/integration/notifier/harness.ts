@@ -158,17 +158,6 @@ export async function startSmtp() {
 export const decodeQp = (text: string) =>
   Buffer.from(text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
 
-/** Polls (real time) until fn returns a truthy value. */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 5000): Promise<Exclude<T, null | undefined | false | 0 | ''>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value as Exclude<T, null | undefined | false | 0 | ''>;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export const settle = (ms = 200) => new Promise((r) => setTimeout(r, ms));
 
 /** The Subject header of a raw message: unfolded, RFC 2047 encoded words decoded. */

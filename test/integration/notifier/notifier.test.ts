@@ -2,8 +2,9 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { NotificationSchema, type Notification } from '../../../shared/gen/tock/v1/events_pb.ts';
-import { T0, createJob, decodeQp, subjectOf, eventually, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
+import { T0, createJob, decodeQp, subjectOf, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
 import { nth } from '../../support/nth.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -22,7 +23,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
   let h: Harness;
   afterEach(async () => h?.destroy());
   /** Waits until the rules have recorded this many triggers, not yet merged (the clock waits for them). */
-  const pending = (n: number) => eventually(() => (h.notifier.view.pendingByAccount().get(1)?.size ?? 0) === n);
+  const pending = (n: number) => waitFor(() => (h.notifier.view.pendingByAccount().get(1)?.size ?? 0) === n, `${n} notifications pending for account 1`);
 
   it('webhook: one signed POST with FastCron\'s fields, after the merge window, and nothing before it', async () => {
     h = await startHarness();
@@ -38,7 +39,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await settle(200);
     expect(receiver.received).to.have.length(0);
     await h.advance(1_000);
-    const request = nth(await eventually(() => receiver.received.length && receiver.received));
+    const request = nth(await waitFor(() => receiver.received.length && receiver.received, 'a request at the receiver'));
     expect(request.method).to.equal('POST');
     expect(request.url).to.equal('/hook');
     expect(request.headers['content-type']).to.equal('application/json');
@@ -78,7 +79,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     for (const id of [1, 2, 3]) await execute(h.bus, id, true);
     await pending(3);
     await h.advance(60_000);
-    const mail = nth(await eventually(() => smtp.mails.length && smtp.mails));
+    const mail = nth(await waitFor(() => smtp.mails.length && smtp.mails, 'a mail at the SMTP peer'));
     expect(mail.to).to.deep.equal(['ops@example.com']);
     expect(mail.from).to.equal('tock@example.com');
     expect(subjectOf(mail.raw)).to.equal('Tock: 3 cron jobs need attention (3 failed)');
@@ -103,10 +104,10 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await createJob(h.store, 4, { name: 'invoice run', failureThreshold: 1 });
     await settle(100);
     await execute(h.bus, 4, true);
-    await eventually(async () => {
+    await waitFor(async () => {
       await h.advance(0);
       return smtp.mails.length;
-    });
+    }, 'a mail at the SMTP peer');
     expect(subjectOf(smtp.mails[0]!.raw)).to.equal('Tock: "invoice run" (#4) was disabled after repeated failures');
     expect(decodeQp(smtp.mails[0]!.raw)).to.include('What: 1 consecutive failure reached the failure threshold of 1: the job is disabled');
     await smtp.close();
@@ -119,21 +120,21 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await createJob(h.store, 1);
     await settle(100);
     await execute(h.bus, 1, true);
-    await eventually(async () => {
+    await waitFor(async () => {
       await h.advance(0);
       return receiver.received.length === 1;
-    });
+    }, 'one request at the receiver');
     await settle(200);
     await h.advance(999);
     await settle(200);
     expect(receiver.received).to.have.length(1);
     await h.advance(1);
-    await eventually(() => receiver.received.length === 2);
+    await waitFor(() => receiver.received.length === 2, 'two requests at the receiver');
     expect(receiver.received[1]!.body).to.equal(receiver.received[0]!.body.replace(/"time":\d+/, (m) => m));
     await h.advance(60_000);
     await settle(200);
     expect(receiver.received).to.have.length(2);
-    const current = await eventually(() => h.notifier.view.channel(channel.id)?.failures === 0 && h.notifier.view.channel(channel.id));
+    const current = await waitFor(() => h.notifier.view.channel(channel.id)?.failures === 0 && h.notifier.view.channel(channel.id), 'the channel\'s failures reset');
     expect(current).to.include({ enabled: true, failures: 0 });
     await receiver.close();
   });
@@ -145,19 +146,19 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await createJob(h.store, 1);
     await settle(100);
     await execute(h.bus, 1, true);
-    await eventually(async () => {
+    await waitFor(async () => {
       await h.advance(0);
       return receiver.received.length === 1;
-    });
+    }, 'one request at the receiver');
     for (let n = 2; n <= 5; n++) {
       await settle(150);
       await h.advance(29_000);
       await settle(150);
       expect(receiver.received).to.have.length(n - 1);
       await h.advance(1_000);
-      await eventually(() => receiver.received.length === n);
+      await waitFor(() => receiver.received.length === n, `${n} requests at the receiver`);
     }
-    const disabled = await eventually(() => h.notifier.view.channel(channel.id)?.enabled === false && h.notifier.view.channel(channel.id));
+    const disabled = await waitFor(() => h.notifier.view.channel(channel.id)?.enabled === false && h.notifier.view.channel(channel.id), 'the channel disabled');
     expect(disabled).to.include({ failures: 5 });
     expect(disabled.lastError).to.match(/^HTTP 503/);
     expect(h.notifier.channels.list(1)[0]).to.include({ enabled: false });
@@ -187,10 +188,10 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await jobEvent(h.store, 2, 'JobEnabled', { at: 5 });
     await settle(100);
     await execute(h.bus, 2, true);
-    await eventually(async () => {
+    await waitFor(async () => {
       await h.advance(0);
       return receiver.received.length === 1;
-    });
+    }, 'one request at the receiver');
     expect(JSON.parse(receiver.received[0]!.body)).to.include({ id: 2, fail: 1 });
     await receiver.close();
   });
@@ -216,7 +217,7 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await settle(300);
     expect(receiver.received).to.have.length(0);
     await h.advance(1);
-    await eventually(() => receiver.received.length === 1);
+    await waitFor(() => receiver.received.length === 1, 'one request at the receiver');
     await h.advance(120_000);
     await settle(300);
     expect(receiver.received).to.have.length(1);
@@ -242,10 +243,10 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
         ]);
       },
     });
-    await eventually(async () => {
+    await waitFor(async () => {
       await h.advance(0);
       return receiver.received.length === 1;
-    });
+    }, 'one request at the receiver');
     await h.advance(60_000);
     await settle(200);
     expect(receiver.received).to.have.length(1);

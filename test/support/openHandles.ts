@@ -1,0 +1,46 @@
+/**
+ * Root hooks (mocha --require): what a test file leaves open. Mocha runs without "exit": a timer,
+ * socket, server, child process or worker left behind keeps the run from ending. In a parallel
+ * run each file runs in a worker that mocha ends itself, so what a file leaves open is looked for
+ * here, after each file: the resources Node reports beyond those present before it.
+ */
+const count = () => {
+  const counts = new Map<string, number>();
+  for (const type of process.getActiveResourcesInfo()) counts.set(type, (counts.get(type) ?? 0) + 1);
+  return counts;
+};
+const extra = (before: Map<string, number>) => [...count()].filter(([type, n]) => n > (before.get(type) ?? 0)).map(([type, n]) => `${type} x${n - (before.get(type) ?? 0)}`);
+
+let before = new Map<string, number>();
+export const mochaHooks = {
+  beforeAll() {
+    before = count();
+  },
+  async afterAll(this: Mocha.Context) {
+    this.timeout(10_000);
+    // Closing handles finish on later turns (a socket's close, a child's exit): give them time.
+    const deadline = Date.now() + 3000;
+    let left = extra(before);
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50).unref());
+      left = extra(before);
+    }
+    if (left.length > 0) console.error(`      left open: ${left.join(', ')}\n${describeHandles()}`);
+  },
+};
+
+/** Which handles they are, enough to find where each was opened. */
+function describeHandles(): string {
+  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+  return handles
+    .map((h: any) => {
+      const name = h?.constructor?.name ?? typeof h;
+      if (name === 'Socket') return `Socket ${h.localAddress}:${h.localPort} -> ${h.remoteAddress}:${h.remotePort}${h._handle?.fd <= 2 ? ' (stdio)' : ''}`;
+      if (name === 'Server') return `Server ${JSON.stringify(h.address?.())}`;
+      if (name === 'ChildProcess') return `ChildProcess ${h.spawnargs?.join(' ')}`;
+      if (name === 'Timeout') return `Timeout ${h._idleTimeout} ms: ${String(h._onTimeout).slice(0, 160).replace(/\s+/g, ' ')}`;
+      return name;
+    })
+    .map((line: string) => `        ${line}`)
+    .join('\n');
+}
