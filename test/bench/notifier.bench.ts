@@ -15,7 +15,7 @@ import { systemClock } from '../../shared/clock.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
-import { startNotifier } from '../../services/notifier/server.ts';
+import { startNotifierService } from '../../services/notifier/service.ts';
 import { createJob, eventually, execute, startReceiver, testSecrets } from '../integration/notifier/harness.ts';
 
 const FAILURES = 2000;
@@ -32,7 +32,7 @@ for (let i = 0; i < FAILURES; i++) await store.appendToStream(`yardstick-${i}`, 
 const yardstick = FAILURES / ((performance.now() - t) / 1000);
 
 const receiver = await startReceiver();
-const notifier = await startNotifier({
+const notifier = await startNotifierService({
   store,
   secrets: testSecrets,
   bus,

@@ -6,7 +6,7 @@ import { DueRunSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { createMemoryLeases } from '../../../shared/leases/leases.ts';
 import { createLogger } from '../../../shared/log.ts';
 import { dueRunSubject, ensureTopology } from '../../../shared/topology.ts';
-import { startExecutorService } from '../../../services/executor/server.ts';
+import { startExecutorService } from '../../../services/executor/service.ts';
 import { startTarget, waitFor } from '../../support/target.ts';
 
 describe('executor: stopping while runs wait for their instant', function () {

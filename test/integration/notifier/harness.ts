@@ -13,7 +13,7 @@ import { ExecutionOutcome, ExecutionSchema } from '../../../shared/gen/tock/v1/e
 import { createLogger } from '../../../shared/log.ts';
 import { openStore } from '../../../shared/openStore.ts';
 import { ensureTopology, executionSubject } from '../../../shared/topology.ts';
-import { startNotifier, type NotifierOptions } from '../../../services/notifier/server.ts';
+import { startNotifierService, type NotifierOptions } from '../../../services/notifier/service.ts';
 
 export const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -68,7 +68,7 @@ export async function startHarness(options: Partial<NotifierOptions> & { seed?: 
   await options.seed?.(store);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus);
-  const notifier = await startNotifier({
+  const notifier = await startNotifierService({
     store,
     secrets: testSecrets,
     bus,
