@@ -42,7 +42,8 @@ export interface StartJobsOptions {
 
 /** The jobs service's inner pieces, for tests and the CLI. */
 export interface JobsParts {
-  service: ReturnType<typeof createJobsService>;
+  /** The job, account and group commands and queries the gRPC edges call. */
+  useCases: ReturnType<typeof createJobsService>;
   view: JobsView;
 }
 
@@ -56,7 +57,7 @@ export async function startJobsService(options: StartJobsOptions): Promise<Servi
   const store = options.secrets ? sealingStore(options.store, jobSealings(options.secrets), { openSubscriptions: true }) : options.store;
   const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
-  const service = createJobsService(store, view, clock);
+  const useCases = createJobsService(store, view, clock);
   const catchingUp = () => (view.live ? null : 'the jobs view is catching up with the event store');
   const servers: ReturnType<typeof createGrpcServer>[] = [];
   const unwatch: (() => void)[] = [];
@@ -70,20 +71,20 @@ export async function startJobsService(options: StartJobsOptions): Promise<Servi
   try {
     const admin = createGrpcServer(options.admin.credentials);
     servers.push(admin);
-    addService(admin, AdminService, gated(adminGrpcImpl(service, clock, options.accountJobLimit), catchingUp), log);
+    addService(admin, AdminService, gated(adminGrpcImpl(useCases, clock, options.accountJobLimit), catchingUp), log);
     const adminAddress = boundAddress(options.admin.address, await startServer(admin, options.admin.address, options.admin.credentials));
     log.info('admin service listening', { address: adminAddress });
     const server = createGrpcServer(options.credentials ?? {});
     servers.push(server);
-    addService(server, JobsService, gated(jobsGrpcImpl(service, clock), catchingUp), log);
+    addService(server, JobsService, gated(jobsGrpcImpl(useCases, clock), catchingUp), log);
     unwatch.push(addHealthService(server, readiness, [JobsService.typeName]));
     const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     const started = Date.now();
     await view.start(store, { log, readiness });
     log.info('jobs view rebuilt', { ms: Date.now() - started });
     log.info('jobs service listening', { address });
-    consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
-    return { addresses: { grpc: address, admin: adminAddress }, service, view, readiness, stop: stopAll };
+    consumer = options.bus ? await consumeExecutions(options.bus, useCases, log) : null;
+    return { addresses: { grpc: address, admin: adminAddress }, useCases, view, readiness, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -16,7 +16,7 @@ import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type Notifica
 import { channelSealing } from '../../shared/notify/channelSecrets.ts';
 import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { ensureTopology, notificationSubject, type TopologyOptions } from '../../shared/topology.ts';
-import { createChannelService } from './channelService.ts';
+import { createChannelUseCases } from './channelUseCases.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { consumeExecutions } from './executionConsumer.ts';
 import { notifierGrpcImpl } from './grpcServer.ts';
@@ -81,7 +81,7 @@ const channelStore = (store: EventStore, secrets: Sealer) => sealingStore(store,
 export interface NotifierParts {
   view: NotifierView;
   dispatcher: ReturnType<typeof createDispatcher>;
-  channels: ReturnType<typeof createChannelService>;
+  channels: ReturnType<typeof createChannelUseCases>;
 }
 
 /**
@@ -115,7 +115,7 @@ export async function startNotifierService(options: NotifierOptions): Promise<Se
       await bus.publish(notificationSubject(n.accountId, kind), toBinary(NotificationSchema, toProtoNotification(n)), { msgId: n.id });
     },
   });
-  const channels = createChannelService(store, view, clock, senders, options.secrets);
+  const channels = createChannelUseCases(store, view, clock, senders, options.secrets);
   const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
@@ -162,7 +162,7 @@ export async function startChannelsService(
   await view.start(store, { log: options.log, readiness });
   const senders = createSenders(options);
   const server = createGrpcServer(options.credentials ?? {});
-  addService(server, NotifierService, notifierGrpcImpl(createChannelService(store, view, options.clock, senders, options.secrets)), options.log);
+  addService(server, NotifierService, notifierGrpcImpl(createChannelUseCases(store, view, options.clock, senders, options.secrets)), options.log);
   const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
   return {
     addresses: { grpc: address },
