@@ -1,7 +1,7 @@
 import diagnostics from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
-import { SIGNATURE_HEADER, signatureHeader } from '../../shared/signing.ts';
+import { SIGNATURE_HEADER, signJobCall } from '../../shared/signing.ts';
 import type { RequestSpec } from './buildRequest.ts';
 import { OutputCapture } from './outputCapture.ts';
 
@@ -100,7 +100,7 @@ export function sendOnce(agent: Dispatcher, spec: RequestSpec, url: URL, remaini
       const path = `${url.pathname}${url.search}`;
       const slack = remaining + 1000; // our timer decides; undici's only bounds the socket
       // Signed now, over exactly what goes out: the URL without credentials or fragment.
-      const signature = spec.signing?.length ? signatureHeader(spec.signing, { method: spec.method, url: `${url.origin}${path}`, body: spec.body }, Date.now()) : null;
+      const signature = spec.signing?.length ? signJobCall(spec.signing, { method: spec.method, url: `${url.origin}${path}`, body: spec.body }, Date.now()) : null;
       const headers = signature ? { ...spec.headers, [SIGNATURE_HEADER]: signature } : spec.headers;
       agent.dispatch(
         { origin: url.origin, path, method: spec.method, headers, body: spec.body, headersTimeout: slack, bodyTimeout: slack },
