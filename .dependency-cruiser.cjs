@@ -19,8 +19,7 @@
 
 /** The files that start a service: the only ones the wiring services may import. */
 const ENTRY_POINTS = [
-  '^services/(executor|gateway|jobs|planner|notifier)/server\\.ts$',
-  '^services/logs/logsService\\.ts$',
+  '^services/(executor|gateway|jobs|planner|notifier|logs)/service\\.ts$',
   // The executor's worker-thread entry (embedded mode runs executors in threads).
   '^services/executor/thread\\.ts$',
 ];

@@ -1,10 +1,16 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * Signed job requests. Every account has a signing secret; each request to a job's URL carries
- * `X-Tock-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<METHOD>.<url>.<body>">` keyed
- * with it, so the called service can tell Tock's requests from anyone else's. Pure: the clock is
- * an argument.
+ * Tock's two signatures. Both travel in the one header `X-Tock-Signature: t=<unix seconds>,v1=<hex
+ * HMAC-SHA256>` (receivers look for that name), but they sign different text with different keys:
+ *
+ * - a job call (signJobCall): `<t>.<METHOD>.<url>.<body>`, keyed with the account's signing
+ *   secret, since the method and URL of a call are the job's and must not be replayable elsewhere;
+ * - a notification webhook (signWebhook): `<t>.<body>`, keyed with the channel's secret, since the
+ *   channel's URL is fixed and the body says everything.
+ *
+ * docs/api.md and docs/notifications.md give each formula to receivers. Pure: the clock is an
+ * argument.
  */
 
 /** After a rotation the previous secret still signs (a second `v1=`) this long, so receivers can switch over. */
@@ -50,14 +56,14 @@ export function signingKeys(state: SigningState, now: number): SigningKey[] {
   return keys;
 }
 
-/** The exact text that is signed: `<t>.<METHOD>.<url>.` followed by the body bytes (none for no body). */
+/** The exact text a job call signs: `<t>.<METHOD>.<url>.` followed by the body bytes (none for no body). */
 export const signedPrefix = (t: number, method: string, url: string) => `${t}.${method}.${url}.`;
 
 /**
- * The header value for a request sent at `nowMs`, one `v1=` per key still valid then (newest
- * first), or null when there is none.
+ * X-Tock-Signature of a job call sent at `nowMs`: over `<t>.<METHOD>.<url>.<body>`, one `v1=` per
+ * account key still valid then (newest first), or null when there is none.
  */
-export function signatureHeader(keys: readonly SigningKey[], request: { method: string; url: string; body: string | null }, nowMs: number): string | null {
+export function signJobCall(keys: readonly SigningKey[], request: { method: string; url: string; body: string | null }, nowMs: number): string | null {
   const valid = keys.filter((k) => k.secret && (k.validUntil === 0 || nowMs < k.validUntil));
   if (!valid.length) return null;
   const t = Math.floor(nowMs / 1000);
@@ -65,4 +71,14 @@ export function signatureHeader(keys: readonly SigningKey[], request: { method: 
   const body = request.body ?? '';
   const v1 = valid.map((k) => `v1=${createHmac('sha256', k.secret).update(prefix).update(body).digest('hex')}`);
   return [`t=${t}`, ...v1].join(',');
+}
+
+/**
+ * X-Tock-Signature of a notification webhook sent at `nowMs`: over `<t>.<body>`, keyed with the
+ * channel's secret. A receiver recomputes the HMAC over the timestamp, a dot and the raw body,
+ * compares in constant time, and refuses old timestamps (replays).
+ */
+export function signWebhook(secret: string, body: string, nowMs: number): string {
+  const t = Math.floor(nowMs / 1000);
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 }

@@ -6,10 +6,12 @@ const SLICE_MS = 2;
  * turn (setImmediate) once the current slice has run SLICE_MS, so other requests, timers and health
  * checks are served while the loop works. Between turns it costs one clock read.
  *
- * 2 ms, because slices add up: several loops may be slicing at once (a batch's writes, the
+ * Short slices, because they add up: several loops may be slicing at once (a batch's writes, the
  * jobs view and the planner each following the store), and one turn of the event loop runs a
- * slice of each before timers and I/O get theirs. With 5 ms slices a /healthz answer took up
- * to 45 ms of work to come back during a 1000-job batch; with 2 ms, 19-24 ms.
+ * slice of each before timers and I/O get theirs.
+ *
+ * One module for both ways of slicing: by time here (a loop that checks the clock between items),
+ * by count in slicedQueue (work handed over in bulk, queued and taken a slice per turn).
  */
 export function timeSlicer({ yieldFirst = false }: { yieldFirst?: boolean } = {}): () => Promise<void> | undefined {
   // yieldFirst: the first call gives a turn at once, for a loop that comes right after other
@@ -61,4 +63,39 @@ export async function slicedMap<T, U>(items: readonly T[], fn: (item: T, i: numb
     out.push(fn(item, i));
   }
   return out;
+}
+
+/**
+ * Work taken in slices a turn of the event loop apart. A bus hands over thousands of due runs at
+ * once (a frame from the owning thread, a pull batch), and handling them all in one go holds back
+ * every timer that falls due meanwhile: at the top of a second, the runs due now would wait for
+ * the next second's runs to be taken in. Between two slices the timers phase runs.
+ */
+export function slicedQueue(size: number, defer: (fn: () => void) => void = setImmediate) {
+  let queue: (() => void)[] = [];
+  let head = 0;
+  let scheduled = false;
+
+  const drain = () => {
+    scheduled = false;
+    const end = Math.min(queue.length, head + size);
+    while (head < end) queue[head++]!();
+    if (head < queue.length) schedule();
+    else [queue, head] = [[], 0];
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    defer(drain);
+  };
+
+  return {
+    /** Runs `work` in a later slice; resolves (or rejects) as it does. */
+    run<T>(work: () => Promise<T>): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        queue.push(() => void work().then(resolve, reject));
+        schedule();
+      });
+    },
+  };
 }

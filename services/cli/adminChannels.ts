@@ -7,7 +7,7 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { eventStoreUrl, openStore } from '../../shared/openStore.ts';
-import { startChannelsServer } from '../notifier/server.ts';
+import { startChannelsService } from '../notifier/service.ts';
 import { channelsCommand } from './channelsCommand.ts';
 import type { Io } from './io.ts';
 
@@ -30,7 +30,7 @@ export async function adminChannels(args: string[], io: Io): Promise<number> {
   const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'notifier' }));
   const store = openStore(config);
   const { service: credentials } = loopbackCredentials();
-  const server = await startChannelsServer({
+  const server = await startChannelsService({
     store,
     secrets,
     clock: systemClock,
@@ -42,7 +42,7 @@ export async function adminChannels(args: string[], io: Io): Promise<number> {
     publicUrl: config.TOCK_PUBLIC_URL,
     telegramApi: config.TOCK_TELEGRAM_API,
   });
-  const notifier = createClient(NotifierService, server.address, credentials);
+  const notifier = createClient(NotifierService, server.addresses.grpc, credentials);
   try {
     return await channelsCommand(args, notifier, io.out, io.err);
   } finally {

@@ -7,7 +7,7 @@ import { createLogger } from '../../shared/log.ts';
 import { eventStoreUrl, openStore } from '../../shared/openStore.ts';
 import { secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
-import { startJobsServer } from '../jobs/server.ts';
+import { startJobsService } from '../jobs/service.ts';
 
 export type AdminJobs = ServiceClient<(typeof AdminService)['method']>;
 
@@ -31,7 +31,7 @@ export async function withAdminJobs(env: NodeJS.ProcessEnv, fn: (admin: AdminJob
   const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'jobs' }));
   const store = openStore(config);
   const credentials = loopbackCredentials();
-  const server = await startJobsServer({
+  const server = await startJobsService({
     store,
     clock: systemClock,
     log,
@@ -40,7 +40,7 @@ export async function withAdminJobs(env: NodeJS.ProcessEnv, fn: (admin: AdminJob
     admin: { address: '127.0.0.1:0', credentials: credentials.admin },
     secrets,
   });
-  const admin = createClient(AdminService, server.adminAddress!, credentials.admin);
+  const admin = createClient(AdminService, server.addresses.admin, credentials.admin);
   try {
     return await fn(admin);
   } finally {

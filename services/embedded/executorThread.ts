@@ -3,6 +3,8 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import { servePortBus } from '../../shared/bus/portBusServer.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { MetricsSnapshot } from '../../shared/metrics.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
+import type { ServiceHandle } from '../../shared/service.ts';
 import type { ExecutorThreadData, ThreadLog, ThreadMetrics } from '../executor/thread.ts';
 
 const BOOT = new URL('../../shared/thread/boot.mjs', import.meta.url);
@@ -13,15 +15,25 @@ const RESTART_DELAY_MS = 1000;
 // A scrape must not hang on a busy or dying thread: without an answer, the thread's part is left out.
 const METRICS_TIMEOUT_MS = 2000;
 
-type Options = Omit<ExecutorThreadData, 'entry' | 'busPort'> & { bus: Bus; log: Logger };
+type Options = Omit<ExecutorThreadData, 'entry' | 'busPort'> & { bus: Bus; log: Logger; readiness?: Readiness };
+
+/** The executor thread's own pieces, beside the service handle. */
+export interface ExecutorThreadParts {
+  /** The current thread's id (a new one after a restart). */
+  readonly threadId: number;
+  /** The thread's metrics (runs, lateness, target calls), for the main thread's /metrics; undefined if it does not answer. */
+  metrics(): Promise<MetricsSnapshot | undefined>;
+  /** For tests: the thread dies as if it crashed. */
+  kill(): Promise<number>;
+}
 
 /**
  * Embedded mode's executor on a worker thread, so HTTP calls and the run path use the second
  * core while the main thread plans, records and answers the API. Runs it held when the thread
  * dies go back to the bus (redelivered, as for a dead replica) and a new thread takes over.
  */
-export async function startExecutorThread(options: Options) {
-  const { bus, log, ...settings } = options;
+export async function startExecutorThread(options: Options): Promise<ServiceHandle<ExecutorThreadParts, never>> {
+  const { bus, log, readiness = createReadiness(log), ...settings } = options;
   let stopping = false;
   let current: Awaited<ReturnType<typeof spawn>>;
   let asked = 0;
@@ -56,6 +68,8 @@ export async function startExecutorThread(options: Options) {
 
   current = await spawn();
   return {
+    addresses: {},
+    readiness,
     async stop() {
       stopping = true;
       const { worker, server } = current;
@@ -71,7 +85,6 @@ export async function startExecutorThread(options: Options) {
     get threadId() {
       return current.worker.threadId;
     },
-    /** The thread's metrics (runs, lateness, target calls), for the main thread's /metrics; undefined if it does not answer. */
     metrics(): Promise<MetricsSnapshot | undefined> {
       const id = ++asked;
       return new Promise((resolve) => {
@@ -89,7 +102,6 @@ export async function startExecutorThread(options: Options) {
         }
       });
     },
-    /** For tests: the thread dies as if it crashed. */
     kill: () => current.worker.terminate(),
   };
 }

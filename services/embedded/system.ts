@@ -10,21 +10,22 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
 import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
-import { collectProcessMetrics, renderMetrics, type MetricsSnapshot } from '../../shared/metrics.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
 import { exportKeys, secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyring } from '../../shared/crypto/loadKeyring.ts';
 import { createReadiness } from '../../shared/readiness.ts';
+import { portOf, type ServiceHandle } from '../../shared/service.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
-import { startExecutorService } from '../executor/server.ts';
-import { startGatewayServer } from '../gateway/server.ts';
-import { startJobsServer } from '../jobs/server.ts';
-import { startLogsService } from '../logs/logsService.ts';
-import { startNotifier } from '../notifier/server.ts';
-import { startPlanner } from '../planner/server.ts';
+import { startExecutorService } from '../executor/service.ts';
+import { startGatewayService } from '../gateway/service.ts';
+import { startJobsService } from '../jobs/service.ts';
+import { startLogsService } from '../logs/service.ts';
+import { startNotifierService } from '../notifier/service.ts';
+import { startPlannerService } from '../planner/service.ts';
 import { bootstrapFirstAccount } from './bootstrap.ts';
-import { startExecutorThread } from './executorThread.ts';
+import { startExecutorThread, type ExecutorThreadParts } from './executorThread.ts';
 
 export interface EmbeddedOptions {
   config: Config;
@@ -60,7 +61,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const readiness = createReadiness(log);
   const unwatchStore = watchStore(store, readiness);
 
-  const jobs = await startJobsServer({
+  const jobs = await startJobsService({
     store,
     bus,
     readiness,
@@ -81,8 +82,8 @@ export async function startEmbedded(options: EmbeddedOptions) {
     address: loopback,
     credentials: credentials.service,
   });
-  const planner = await startPlanner({ store, bus, readiness, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
-  const notifier = await startNotifier({
+  const planner = await startPlannerService({ store, bus, readiness, clock, log: log.child({ component: 'planner' }), address: loopback, credentials: credentials.service, misfireMs: options.misfireMs, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+  const notifier = await startNotifierService({
     store,
     secrets,
     bus,
@@ -107,19 +108,19 @@ export async function startEmbedded(options: EmbeddedOptions) {
     accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   };
   // A clock given by a test cannot cross into a thread: that executor stays with it.
-  const executor: { stop(): Promise<void>; kill?(): Promise<number>; threadId?: number; metrics?(): Promise<MetricsSnapshot | undefined> } =
+  const executor: ServiceHandle<Partial<ExecutorThreadParts>, never> =
     config.TOCK_EXECUTOR_THREAD === 'on' && !options.clock
       ? await startExecutorThread({ ...executorSettings, secretKeys: exportKeys(keyring) })
-      : await startExecutorService({ ...executorSettings, secrets, leases: createMemoryLeases(() => clock.now()), clock });
+      : await startExecutorService({ ...executorSettings, readiness, secrets, leases: createMemoryLeases(() => clock.now()), clock });
   const clients = {
-    jobs: createClient(JobsService, jobs.address, credentials.service),
-    planner: createClient(PlannerService, planner.address, credentials.service),
-    logs: createClient(LogsService, logs.address, credentials.service),
-    notifier: createClient(NotifierService, notifier.address, credentials.service),
+    jobs: createClient(JobsService, jobs.addresses.grpc, credentials.service),
+    planner: createClient(PlannerService, planner.addresses.grpc, credentials.service),
+    logs: createClient(LogsService, logs.addresses.grpc, credentials.service),
+    notifier: createClient(NotifierService, notifier.addresses.grpc, credentials.service),
   };
-  const adminClient = createClient(AdminService, jobs.adminAddress!, credentials.admin);
+  const adminClient = createClient(AdminService, jobs.addresses.admin, credentials.admin);
   const token = await bootstrapFirstAccount(adminClient, { token: config.TOCK_BOOTSTRAP_TOKEN, timezone: config.TOCK_DEFAULT_TIMEZONE }, print);
-  const gateway = await startGatewayServer({
+  const gateway = await startGatewayService({
     clients,
     rateLimit: config.TOCK_RATE_LIMIT,
     trustProxy: config.TOCK_TRUST_PROXY,
@@ -132,7 +133,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     readiness,
   });
   return {
-    port: gateway.port,
+    port: portOf(gateway.addresses.http),
     /** The token of a freshly created first account, or null when the store already had one. */
     bootstrapToken: token,
     jobs,

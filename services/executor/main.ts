@@ -11,7 +11,7 @@ import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
-import { startExecutorService } from './server.ts';
+import { startExecutorService } from './service.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('executor', {}, config.LOG_LEVEL);
@@ -24,7 +24,8 @@ const secrets = secretBox(loadKeyringOrExit(config, { service: 'executor' }));
 const auth = natsAuthOrExit(config, 'executor');
 const readiness = createReadiness(log);
 collectProcessMetrics();
-// Up first: probes see "alive, not ready" while the connections are being made.
+// Up first, with the executor's condition declared: probes see "alive, not ready" while the
+// connections are being made; the executor service makes it hold once it consumes.
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 readiness.set('executor', false, 'starting');
 const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', readiness, log, auth }));
@@ -39,8 +40,8 @@ const executor = await startExecutorService({
   publicUrl: config.TOCK_PUBLIC_URL,
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   secrets,
+  readiness,
 });
-readiness.set('executor', true);
 onShutdown(log, async () => {
   await executor.stop();
   await leases.close();

@@ -8,7 +8,7 @@ import { createMemoryLeases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { metricsSnapshot, type MetricsSnapshot } from '../../shared/metrics.ts';
 import { EMBEDDED_TOPOLOGY, ensureTopology } from '../../shared/topology.ts';
-import { startExecutorService } from './server.ts';
+import { startExecutorService } from './service.ts';
 
 export interface ExecutorThreadData {
   entry: string;

@@ -8,7 +8,7 @@ import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics } from '../../shared/metrics.ts';
 import { onShutdown } from '../../shared/runMain.ts';
-import { startGatewayServer } from './server.ts';
+import { startGatewayService } from './service.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('gateway', {}, config.LOG_LEVEL);
@@ -20,7 +20,7 @@ const clients = {
   notifier: createClient(NotifierService, config.NOTIFIER_ADDR ?? `127.0.0.1:${config.NOTIFIER_GRPC_PORT}`, credentials),
 };
 collectProcessMetrics();
-const server = await startGatewayServer({ clients, rateLimit: config.TOCK_RATE_LIMIT, trustProxy: config.TOCK_TRUST_PROXY, log, host: config.HOST, port: config.PORT, dashboard: config.TOCK_DASHBOARD === 'on' });
+const server = await startGatewayService({ clients, rateLimit: config.TOCK_RATE_LIMIT, trustProxy: config.TOCK_TRUST_PROXY, log, host: config.HOST, port: config.PORT, dashboard: config.TOCK_DASHBOARD === 'on' });
 onShutdown(log, async () => {
   await server.stop();
   for (const client of Object.values(clients)) client.close();

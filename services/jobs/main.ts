@@ -14,7 +14,7 @@ import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { ensureTopology } from '../../shared/topology.ts';
-import { startJobsServer } from './server.ts';
+import { startJobsService } from './service.ts';
 
 const config = loadConfigOrExit();
 const log = createLogger('jobs', {}, config.LOG_LEVEL);
@@ -31,7 +31,7 @@ if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
 collectProcessMetrics();
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
-const server = await startJobsServer({
+const server = await startJobsService({
   store,
   bus,
   readiness,

@@ -9,7 +9,7 @@ import { createReadiness } from '../../shared/readiness.ts';
 import { logsStoreChoice } from '../../shared/openStore.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { onShutdown } from '../../shared/runMain.ts';
-import { startLogsService } from './logsService.ts';
+import { startLogsService } from './service.ts';
 
 // Distributed mode: the logs service on its own, reading executions from NATS.
 const config = loadConfigOrExit();

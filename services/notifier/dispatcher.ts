@@ -11,7 +11,6 @@ import {
   channelStream,
   claimable,
   deliveryDecider,
-  deliveryStream,
   pendingDelivery,
   retryDelay,
   type NotificationDecided,
@@ -100,7 +99,7 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function deliver(open: OpenNotification, route: Route) {
     const { id } = open.decided;
-    const stream = deliveryStream(id);
+    const stream = open.deliveryStream;
     const channel = view.channel(route.channelId);
     if (!channel || channel.deleted || !channel.enabled) {
       const reason = !channel || channel.deleted ? 'the channel was deleted' : `the channel is disabled${channel.lastError ? ` (last error: ${channel.lastError})` : ''}`;

@@ -2,7 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { type NotifierService, type ChannelSchema } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { maskAddress, type Channel, type ChannelAddress } from '../../shared/notify/index.ts';
-import type { ChannelService } from './channelService.ts';
+import type { ChannelUseCases } from './channelUseCases.ts';
 
 type Impl = ServiceImpl<(typeof NotifierService)['method']>;
 
@@ -28,7 +28,7 @@ export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape
 const addressOf = (r: { email?: string; url?: string; botToken?: string; chatId?: string }): ChannelAddress =>
   Object.fromEntries(Object.entries({ email: r.email, url: r.url, botToken: r.botToken, chatId: r.chatId }).filter(([, v]) => v !== undefined && v !== ''));
 
-export function notifierGrpcImpl(channels: ChannelService): Impl {
+export function notifierGrpcImpl(channels: ChannelUseCases): Impl {
   return {
     channelList: async (r) => ({ channels: channels.list(Number(r.accountId)).map((c) => toProtoChannel(c)) }),
     channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r) }), true),

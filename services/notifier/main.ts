@@ -13,7 +13,7 @@ import { startOpsServer } from '../../shared/opsServer.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
-import { startNotifier } from './server.ts';
+import { startNotifierService } from './service.ts';
 
 // Distributed mode: the notifier on its own (any number of replicas), executions from NATS.
 const config = loadConfigOrExit();
@@ -33,7 +33,7 @@ const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readi
 const store = openStore(config);
 // Deliveries are claimed and recorded in the store: unready while it refuses writes.
 const unwatchStore = watchStore(store, readiness);
-const notifier = await startNotifier({
+const notifier = await startNotifierService({
   readiness,
   store,
   secrets,

@@ -4,6 +4,11 @@ import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import {
+  BATCH_CATEGORY,
+  DELIVERY_CATEGORY,
+  OLD_BATCH_CATEGORY,
+  OLD_DELIVERY_CATEGORY,
+  deliveryStream,
   batchDueAt,
   channelDecider,
   evolveDelivery,
@@ -26,7 +31,12 @@ import { evolveJobRecord, jobFacts, type JobRecord } from './jobFacts.ts';
 export interface OpenNotification {
   decided: NotificationDecided;
   deliveries: DeliveryState;
+  /** Where its deliveries are recorded: the old category for a notification decided under the old name. */
+  deliveryStream: string;
 }
+
+/** The categories whose events can make a notification due or change one (the dispatcher looks again). */
+const NOTIFYING_CATEGORIES = new Set(['notifyjob', BATCH_CATEGORY, OLD_BATCH_CATEGORY, DELIVERY_CATEGORY, OLD_DELIVERY_CATEGORY, 'channel']);
 
 /**
  * The notifier's read model, projected in memory from the event store at every start: the jobs,
@@ -99,10 +109,14 @@ export class NotifierView {
       case 'notifyjob':
         this.applyNotifyJob(Number(key), event as unknown as JobNotifyEvent);
         break;
-      case 'notifications':
-        this.applyDecided(event as unknown as BatchEvent);
+      case BATCH_CATEGORY:
+        this.applyDecided(event as unknown as BatchEvent, DELIVERY_CATEGORY);
         break;
-      case 'notification': {
+      case OLD_BATCH_CATEGORY:
+        this.applyDecided(event as unknown as BatchEvent, OLD_DELIVERY_CATEGORY);
+        break;
+      case DELIVERY_CATEGORY:
+      case OLD_DELIVERY_CATEGORY: {
         const open = this.open.get(key);
         if (open) {
           open.deliveries = evolveDelivery(open.deliveries, event as unknown as DeliveryEvent);
@@ -117,7 +131,7 @@ export class NotifierView {
       this.waiters = this.waiters.filter((w) => w.position > this.position);
       for (const w of ready) w.resolve();
     }
-    if (category === 'notifyjob' || category === 'notifications' || category === 'notification' || category === 'channel') this.onChange();
+    if (NOTIFYING_CATEGORIES.has(category)) this.onChange();
   }
 
   private applyNotifyJob(jobId: number, event: JobNotifyEvent) {
@@ -132,7 +146,7 @@ export class NotifierView {
     this.oldest.set(trigger.job.accountId, Math.min(this.oldest.get(trigger.job.accountId) ?? Infinity, trigger.at));
   }
 
-  private applyDecided(event: BatchEvent) {
+  private applyDecided(event: BatchEvent, deliveryCategory: string) {
     if (event.type !== 'NotificationDecided') return;
     const decided = event.data;
     const pending = this.pending.get(decided.accountId);
@@ -142,7 +156,7 @@ export class NotifierView {
       this.pending.delete(decided.accountId);
       this.oldest.delete(decided.accountId);
     } else if (pending) this.oldest.set(decided.accountId, batchDueAt(pending.values(), 0)!);
-    if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {} });
+    if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {}, deliveryStream: deliveryStream(decided.id, deliveryCategory) });
   }
 
   /** The facts the rules need about a job, or undefined when the notifier does not know it. */

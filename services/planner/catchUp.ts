@@ -14,8 +14,8 @@ export interface Watermark {
   position: bigint;
 }
 
-/** A run to put on the bus (the edge turns it into a DueRun). */
-export interface RunOrder {
+/** A run the planner has decided to put on the bus, with its instant and its id (dueRun.ts turns it into a DueRun). */
+export interface PlannedRun {
   jobId: number;
   /** `<jobId>:<occurrence ms>` for scheduled runs, the RunRequested runId for cron_run: the bus de-duplicates on it. */
   runId: string;
@@ -32,7 +32,7 @@ export interface RunOrder {
 /** The run id of a scheduled occurrence: the same in every planner replica and after every restart. */
 export const scheduledRunId = (jobId: number, occurrence: number) => `${jobId}:${occurrence}`;
 
-export function scheduledRun(plan: JobPlan, occurrence: number, scheduledAt: number, extra: { missed?: number; lateByMs?: number } = {}): RunOrder {
+export function scheduledRun(plan: JobPlan, occurrence: number, scheduledAt: number, extra: { missed?: number; lateByMs?: number } = {}): PlannedRun {
   const jobId = plan.job.id;
   return {
     jobId,
@@ -48,9 +48,9 @@ export function scheduledRun(plan: JobPlan, occurrence: number, scheduledAt: num
 
 export interface CatchUp {
   /** Publish now: the collapsed late run first, then the recent ones one by one, then overdue cron_runs. */
-  due: RunOrder[];
+  due: PlannedRun[];
   /** Occurrences already past whose delayed run is still ahead: publish at `scheduledAt`. */
-  delayed: RunOrder[];
+  delayed: PlannedRun[];
   /** The next occurrence after `now`, or null. */
   next: number | null;
 }
@@ -96,8 +96,8 @@ export function catchUp(plan: JobPlan, watermark: Watermark | null, now: number,
  * too late (the process was suspended or starved): one late run, not a burst of them.
  */
 export function owedSince(plan: JobPlan, from: number, done: number, now: number, misfireMs: number): CatchUp {
-  const due: RunOrder[] = [];
-  const delayed: RunOrder[] = [];
+  const due: PlannedRun[] = [];
+  const delayed: PlannedRun[] = [];
   const delay = delayMs(plan);
   let next: number | null = null;
   let t = planFloor(plan, from);
@@ -131,7 +131,7 @@ export function owedSince(plan: JobPlan, from: number, done: number, now: number
 }
 
 /** The order for a cron_run (RunRequested) published at `now`. */
-export function queuedRun(plan: JobPlan, q: { runId: string; runAt: number; payload: string | null }, now: number): RunOrder {
+export function queuedRun(plan: JobPlan, q: { runId: string; runAt: number; payload: string | null }, now: number): PlannedRun {
   return {
     jobId: plan.job.id,
     runId: q.runId,

@@ -1,7 +1,7 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { Logger } from '../../shared/log.ts';
-import type { RunOrder } from './catchUp.ts';
+import type { PlannedRun } from './catchUp.ts';
 
 /**
  * A run ready for the bus. `encode` is called when the publish starts, not when the run falls
@@ -9,7 +9,7 @@ import type { RunOrder } from './catchUp.ts';
  * first publish would hold every one of them back by the time it takes to encode the rest.
  */
 export interface Outgoing {
-  order: RunOrder;
+  order: PlannedRun;
   /** The bus de-duplication id; the run id when absent. */
   msgId?: string;
   subject: string;

@@ -2,14 +2,14 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type CronJob } from '../../shared/job/index.ts';
 import type { SigningKey } from '../../shared/signing.ts';
-import type { RunOrder } from './catchUp.ts';
+import type { PlannedRun } from './catchUp.ts';
 
 /**
  * The edge between the planner's domain and the wire: a run order plus a snapshot of what the
  * executor needs to call the job (taken when the run falls due, so an edit made before then
  * counts and one made after does not).
  */
-export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): DueRun {
+export function toDueRun(job: CronJob, order: PlannedRun, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): DueRun {
   return create(DueRunSchema, {
     runId: order.runId,
     // The settings the table marks as the request's (`target`), copied as one literal.
@@ -31,9 +31,9 @@ export function toDueRun(job: CronJob, order: RunOrder, plannedAt = 0, keys: rea
 
 const NO_KEYS: readonly SigningKey[] = [];
 
-export const encodeDueRun = (job: CronJob, order: RunOrder, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): Uint8Array =>
+export const encodeDueRun = (job: CronJob, order: PlannedRun, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): Uint8Array =>
   toBinary(DueRunSchema, toDueRun(job, order, plannedAt, keys));
 
 /** Encoding deferred to the publish (see Outgoing). A returned arrow, not a named one: tsx would
  * give a named closure its name at run time, once per run. */
-export const encodeLater = (job: CronJob, order: RunOrder, plannedAt: number, keys: readonly SigningKey[]) => () => encodeDueRun(job, order, plannedAt, keys);
+export const encodeLater = (job: CronJob, order: PlannedRun, plannedAt: number, keys: readonly SigningKey[]) => () => encodeDueRun(job, order, plannedAt, keys);

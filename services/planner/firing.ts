@@ -1,4 +1,4 @@
-import { owedSince, queuedRun, scheduledRun, type RunOrder } from './catchUp.ts';
+import { owedSince, queuedRun, scheduledRun, type PlannedRun } from './catchUp.ts';
 import { isRunnableAt, publishAt, takesQueuedRuns } from './occurrences.ts';
 import { nextTick, type JobPlan, type ScheduleProjection } from './scheduleProjection.ts';
 
@@ -38,7 +38,7 @@ export interface FireContext {
   /** Puts a follow-up entry on the heap. */
   push(e: Entry): void;
   /** Hands a run to the dispatcher. */
-  enqueue(plan: JobPlan, order: RunOrder): void;
+  enqueue(plan: JobPlan, order: PlannedRun): void;
 }
 
 /** Fires one due (and current) entry at `now`: enqueues its run and pushes what follows it. */

@@ -11,7 +11,7 @@ import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
-import { startPlanner } from './server.ts';
+import { startPlannerService } from './service.ts';
 
 /** The planner on its own (distributed mode): event store from the config, NATS JetStream, PlannerService on gRPC. */
 const config = loadConfigOrExit();
@@ -31,7 +31,7 @@ try {
   process.stderr.write(`planner: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-const server = await startPlanner({ store, bus, readiness, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, credentials, leadMs: config.TOCK_DISPATCH_LEAD_MS });
+const server = await startPlannerService({ store, bus, readiness, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, credentials, leadMs: config.TOCK_DISPATCH_LEAD_MS });
 collectProcessMetrics();
 const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {

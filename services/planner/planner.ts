@@ -10,7 +10,7 @@ import { ensureTopology } from '../../shared/topology.ts';
 import { dueRunSubject, encodeCancel, runCancelSubject } from '../../shared/subjects/planner.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
 import { AccountSecrets } from './accountSecrets.ts';
-import { catchUp, type RunOrder, type Watermark } from './catchUp.ts';
+import { catchUp, type PlannedRun, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
 import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
@@ -310,7 +310,7 @@ export class Planner {
     });
   }
 
-  private enqueue(plan: JobPlan, order: RunOrder) {
+  private enqueue(plan: JobPlan, order: PlannedRun) {
     // The job state is immutable (evolveJob returns new objects): holding it is the snapshot.
     const job = plan.job;
     const plannedAt = this.options.clock.now();

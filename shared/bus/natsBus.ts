@@ -1,45 +1,12 @@
 import { RequestError, connect, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  JetStreamApiError,
-  ReplayPolicy,
-  RetentionPolicy,
-  StorageType,
-  jetstreamManager,
-  type ConsumerConfig,
-  type ConsumerMessages,
-  type JsMsg,
-  type StreamConfig as NatsStreamConfig,
-} from '@nats-io/jetstream';
+import { JetStreamApiError, RetentionPolicy, StorageType, jetstreamManager, type StreamConfig as NatsStreamConfig } from '@nats-io/jetstream';
 import type { NatsAuth } from './natsAuth.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
-import { supervise, type SupervisedRun } from '../supervise.ts';
-import type { Bus, BusMessage, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
+import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
+import { busError, headersOf, startNatsConsumer } from './natsConsumer.ts';
 
-/** NATS's default for pull consumers, made explicit so both adapters agree. */
-const DEFAULT_MAX_ACK_PENDING = 1000;
-/** Messages asked for per pull request. */
-const MAX_BATCH = 1000;
-const MSG_ID_HEADER = 'Nats-Msg-Id';
 const STREAM_NAME_IN_USE = 10058;
-const STREAM_NOT_FOUND = 10059;
-
-/** The one place driver errors become bus errors: what was attempted, on what, and why. */
-function busError(action: string, e: unknown): Error {
-  let why = e instanceof Error ? e.message : String(e);
-  if (e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) why = 'stream not found';
-  return new Error(`bus: ${action}: ${why}`, { cause: e });
-}
-
-function toRecord(h: MsgHdrs | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!h) return out;
-  // The de-duplication id is the bus's business, not the handler's (the in-process bus has none).
-  for (const key of h.keys()) if (key !== MSG_ID_HEADER) out[key] = h.get(key);
-  return out;
-}
 
 /**
  * The bus on NATS JetStream (nats.js v3): file-backed streams, durable pull consumers, core
@@ -64,7 +31,7 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
   let nc: NatsConnection;
   try {
     // noAsyncTraces: nats.js otherwise builds two Error objects (stack captures) per publish in
-    // case it fails; that was a tenth of an executor's CPU. Our errors say what failed anyway.
+    // case it fails, a cost the run path pays on every publish. Our errors say what failed anyway.
     nc = await connect({ servers: url, name: options.name, ...RECONNECT, noAsyncTraces: true, ...options.auth });
   } catch (e) {
     throw busError(`connect to NATS at ${url}`, e);
@@ -99,31 +66,13 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
     }
   })();
 
-  async function upsertConsumer(stream: string, config: ConsumerConfig) {
-    try {
-      await jsm.consumers.add(stream, config);
-    } catch (e) {
-      // An existing durable with another config: newer servers refuse the create, so update the
-      // fields that may change (the deliver policy only counts when the durable is first made).
-      if (!(e instanceof JetStreamApiError) || e.code === STREAM_NOT_FOUND) throw e;
-      const { ack_wait, max_ack_pending, max_deliver, filter_subject } = config;
-      await jsm.consumers.update(stream, config.durable_name!, { ack_wait, max_ack_pending, max_deliver, filter_subject });
-    }
-  }
-
-  function wrap(m: JsMsg): BusMessage {
-    return {
-      subject: m.subject,
-      data: m.data,
-      headers: toRecord(m.headers),
-      seq: m.seq,
-      deliveryCount: m.info.deliveryCount,
-      ack: async () => m.ack(),
-      nak: (delayMs) => m.nak(delayMs && delayMs > 0 ? delayMs : undefined),
-      term: () => m.term(),
-      working: () => m.working(),
-    };
-  }
+  /** The stream as asked for, made again (a server that came back without it); false: never asked for here. */
+  const restoreStream = async (name: string) => {
+    const cfg = streams.get(name);
+    if (!cfg) return false;
+    await addStream(cfg);
+    return true;
+  };
 
   return {
     async ensureStream(config: StreamConfig) {
@@ -158,103 +107,7 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
     },
 
     async consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
-      const what = `consume "${options.durable}" on stream "${options.stream}"`;
-      const limit = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
-      const config: ConsumerConfig = {
-        durable_name: options.durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: options.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
-        ack_wait: nanos(options.ackWaitMs),
-        max_ack_pending: limit,
-        max_deliver: options.maxDeliver ?? -1,
-        replay_policy: ReplayPolicy.Instant,
-        ...(options.filterSubject && { filter_subject: options.filterSubject }),
-      };
-      // One run: (re)create the durable and pull from it until stopped or lost.
-      const startRun = async (): Promise<SupervisedRun> => {
-        let iterator: ConsumerMessages;
-        try {
-          await upsertConsumer(options.stream, config).catch(async (e) => {
-            // The server came back without the stream: make it again from what was asked for.
-            const stream = streams.get(options.stream);
-            if (!(e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) || !stream) throw e;
-            await addStream(stream);
-            await upsertConsumer(options.stream, config);
-          });
-          const consumer = await js.consumers.get(options.stream, options.durable);
-          // Missing stream or durable ends the run, so the supervisor makes them again.
-          iterator = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH), abort_on_missing_resource: true });
-        } catch (e) {
-          throw busError(what, e);
-        }
-        let stopping = false;
-        const ended = (async () => {
-          for await (const m of iterator) {
-            while (inFlight >= limit && !stopped) await new Promise<void>((r) => (wake = r));
-            // Already buffered when stop() came: hand back now rather than after ack wait.
-            if (stopped || stopping) m.nak();
-            else run(m);
-          }
-          const closed = await iterator.closed();
-          if (closed instanceof Error) throw closed;
-        })();
-        ended.catch(() => undefined);
-        return {
-          ended,
-          async stop() {
-            stopping = true;
-            await iterator.close().catch(() => undefined);
-            await ended.catch(() => undefined);
-          },
-        };
-      };
-
-      let stopped = false;
-      let inFlight = 0;
-      let wake: (() => void) | undefined;
-      const running = new Set<Promise<void>>();
-      const run = (m: JsMsg) => {
-        inFlight++;
-        const p = (async () => {
-          try {
-            await handler(wrap(m));
-          } catch {
-            m.nak(); // a no-op when the handler already settled the message
-          }
-        })().finally(() => {
-          inFlight--;
-          running.delete(p);
-          wake?.();
-        });
-        running.add(p);
-      };
-      // The first run must work (a bad config fails the caller); later ones are retried forever.
-      const first = await startRun();
-      let initial: SupervisedRun | null = first;
-      const supervisor = supervise({
-        name: `consumer ${options.durable}`,
-        log,
-        readiness,
-        start: async () => {
-          const next = initial ?? (await startRun());
-          initial = null;
-          return next;
-        },
-      });
-      await supervisor.started;
-
-      const consumer: Consumer = {
-        async stop() {
-          if (stopped) return;
-          stopped = true;
-          consumers.delete(consumer);
-          wake?.();
-          await supervisor.stop();
-          await Promise.allSettled([...running]);
-          // Acks go out without confirmation: make sure the last ones left before we return.
-          await nc.flush().catch(() => undefined);
-        },
-      };
+      const consumer = await startNatsConsumer({ nc, jsm, js, log, readiness, restoreStream }, options, handler, () => consumers.delete(consumer));
       consumers.add(consumer);
       return consumer;
     },
@@ -273,7 +126,7 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
           callback: (err, m) => {
             if (err) return;
             try {
-              handler(m.subject, m.data, toRecord(m.headers));
+              handler(m.subject, m.data, headersOf(m.headers));
             } catch (e) {
               // A failing live listener must not break the connection's dispatch.
               console.error(`bus: subscriber to "${subject}" threw`, e);

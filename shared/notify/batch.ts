@@ -5,12 +5,12 @@ import type { Trigger } from './rules.ts';
 /**
  * Merging: the triggers of one account that arrive within the merge window (60 s by default)
  * become one notification, sent once per channel. A dead upstream failing 500 jobs at once
- * produces one email, not 500. The decision is an event of `notifications-<accountId>`, appended
+ * produces one email, not 500. The decision is an event of `notifybatch-<accountId>`, appended
  * with the revision read, so two notifier replicas never decide the same trigger twice.
  */
 
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
-/** Decisions kept in a `notifications-<accountId>` stream (a decision reads them all). */
+/** Decisions kept in a `notifybatch-<accountId>` stream (a decision reads them all). */
 export const DECISIONS_KEPT = 5000;
 /**
  * A trigger not merged within a day (the notifier was down that long) is dropped, not sent late;
@@ -79,4 +79,13 @@ export const batchDecider: Decider<DecideNotification, BatchState, BatchEvent> =
   },
 };
 
-export const batchStream = (accountId: number) => `notifications-${accountId}`;
+/** The category of an account's notification decisions. */
+export const BATCH_CATEGORY = 'notifybatch';
+/**
+ * The category those decisions had before, one letter from the delivery category's old name
+ * (`notification`). Stores written then still hold it: the notifier view reads it too, and the
+ * deliveries of a notification decided there stay in the old delivery category.
+ */
+export const OLD_BATCH_CATEGORY = 'notifications';
+
+export const batchStream = (accountId: number) => `${BATCH_CATEGORY}-${accountId}`;

@@ -1,7 +1,7 @@
 import type { Decider } from '../eventStore/handleCommand.ts';
 
 /**
- * Delivery of one notification to its channels, as events of `notification-<id>`:
+ * Delivery of one notification to its channels, as events of `notifydelivery-<id>`:
  * a sender first CLAIMS an attempt (appended with the revision it read, so a second replica or a
  * restarted one cannot claim it too), then sends, then records the outcome. A claim whose sender
  * died (kill -9) expires after the lease and the attempt is made again: a message is never lost,
@@ -102,4 +102,9 @@ export const deliveryDecider: Decider<DeliveryCommand, DeliveryState, DeliveryEv
   decide: decideDelivery,
 };
 
-export const deliveryStream = (notificationId: string) => `notification-${notificationId}`;
+/** The category of a notification's deliveries. */
+export const DELIVERY_CATEGORY = 'notifydelivery';
+/** Their category before (see OLD_BATCH_CATEGORY): a notification decided under the old name keeps its deliveries there. */
+export const OLD_DELIVERY_CATEGORY = 'notification';
+
+export const deliveryStream = (notificationId: string, category = DELIVERY_CATEGORY) => `${category}-${notificationId}`;

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { signWebhook } from '../signing.ts';
 import type { ChannelAddress, ChannelType } from './channel.ts';
 import type { Trigger, TriggerKind } from './rules.ts';
 
@@ -125,22 +125,12 @@ export function webhookFields(t: Trigger) {
   };
 }
 
-/**
- * `X-Tock-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. A receiver recomputes
- * the HMAC with the channel's secret over the timestamp, a dot and the raw body, compares in
- * constant time, and refuses old timestamps (replays).
- */
-export function signature(secret: string, body: string, nowMs: number): string {
-  const t = Math.floor(nowMs / 1000);
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
-}
-
 /** The first trigger's fields at the top level (FastCron receivers read those), every trigger in `notifications`. */
 export function webhookMessage(triggers: Trigger[], address: ChannelAddress, secret: string, ctx: MessageContext): HttpMessage {
   const [first] = triggers;
   if (!first) throw new Error('webhookMessage: no notification to send');
   const body = JSON.stringify({ ...webhookFields(first), count: triggers.length, notifications: triggers.map(webhookFields) });
-  return { url: address.url!, headers: { 'content-type': 'application/json', 'x-tock-signature': signature(secret, body, ctx.now) }, body };
+  return { url: address.url!, headers: { 'content-type': 'application/json', 'x-tock-signature': signWebhook(secret, body, ctx.now) }, body };
 }
 
 const SHOWN_IN_CHAT = 10;

@@ -7,7 +7,7 @@ import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { randomToken, type GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { createLogger } from '../../shared/log.ts';
-import { startLogsService } from '../../services/logs/logsService.ts';
+import { startLogsService } from '../../services/logs/service.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { makeTestPki } from '../support/certs.ts';
 
@@ -27,7 +27,7 @@ const variants: [string, GrpcCredentials][] = [
 const setups = await Promise.all(
   variants.map(async ([name, credentials]) => {
     const service = await startLogsService({ bus: createInProcessBus(), dbPath: ':memory:', log, address: '127.0.0.1:0', credentials });
-    const client = createClient(LogsService, service.address, credentials);
+    const client = createClient(LogsService, service.addresses.grpc, credentials);
     await client.logs({ accountId: 1n, limit: 1 });
     return { name, service, client, rates: [] as number[] };
   }),

@@ -18,7 +18,7 @@ import { ensureTopology } from '../../shared/topology.ts';
 import { executionSubject } from '../../shared/subjects/executor.ts';
 import type { LogsView } from '../../services/logs/logsView.ts';
 import { openSqliteLogsView } from '../../services/logs/sqliteLogsView.ts';
-import { startLogsService } from '../../services/logs/logsService.ts';
+import { startLogsService } from '../../services/logs/service.ts';
 import { T0, execution } from '../unit/logs/executions.ts';
 
 const SINGLE = 10_000;

@@ -15,7 +15,7 @@ import { systemClock } from '../../shared/clock.ts';
 import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
-import { startNotifier } from '../../services/notifier/server.ts';
+import { startNotifierService } from '../../services/notifier/service.ts';
 import { createJob, execute, startReceiver, testSecrets } from '../integration/notifier/harness.ts';
 import { waitFor } from '../support/waitFor.ts';
 
@@ -33,7 +33,7 @@ for (let i = 0; i < FAILURES; i++) await store.appendToStream(`yardstick-${i}`, 
 const yardstick = FAILURES / ((performance.now() - t) / 1000);
 
 const receiver = await startReceiver();
-const notifier = await startNotifier({
+const notifier = await startNotifierService({
   store,
   secrets: testSecrets,
   bus,

@@ -14,7 +14,7 @@ import { createLogger } from '../../shared/log.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { dueRunSubject } from '../../shared/subjects/planner.ts';
 import { defaultSettings } from '../../shared/job/index.ts';
-import { startPlanner } from '../../services/planner/server.ts';
+import { startPlannerService } from '../../services/planner/service.ts';
 import { heapUsed, percentiles } from './support.ts';
 
 const DUE = Number(process.env.BENCH_DUE ?? 100_000);
@@ -88,7 +88,7 @@ async function plannerBurst(n: number, leadMs = 0) {
     if (late.length === n) done();
   });
   const t0 = performance.now();
-  const server = await startPlanner({ store, bus, clock: systemClock, log, address: '127.0.0.1:0', leadMs });
+  const server = await startPlannerService({ store, bus, clock: systemClock, log, address: '127.0.0.1:0', leadMs });
   const startMs = performance.now() - t0;
   heapUsed(); // start the burst on a collected heap, as the bare loop does
   await all;

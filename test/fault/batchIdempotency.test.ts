@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startGatewayServer } from '../../services/gateway/server.ts';
-import { startJobsServer } from '../../services/jobs/server.ts';
+import { startGatewayService } from '../../services/gateway/service.ts';
+import { startJobsService } from '../../services/jobs/service.ts';
 import { systemClock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
@@ -40,15 +40,15 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
   const log = createLogger('test', {}, 'silent');
   let dataDir: string;
   let store: ReturnType<typeof failingOnNthAppend>;
-  let jobs: Awaited<ReturnType<typeof startJobsServer>>;
-  let gateway: Awaited<ReturnType<typeof startGatewayServer>>;
+  let jobs: Awaited<ReturnType<typeof startJobsService>>;
+  let gateway: Awaited<ReturnType<typeof startGatewayService>>;
   let token: string;
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tock-batch-fault-'));
     store = failingOnNthAppend(openStore({ DATA_DIR: dataDir, ESDB_URL: undefined, EVENTSTORE_URL: undefined }));
     const credentials = loopbackCredentials();
-    jobs = await startJobsServer({
+    jobs = await startJobsService({
       store,
       clock: systemClock,
       log,
@@ -56,9 +56,9 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
       credentials: credentials.service,
       admin: { address: '127.0.0.1:0', credentials: credentials.admin },
     });
-    const client = createClient(JobsService, jobs.address, credentials.service);
-    gateway = await startGatewayServer({ clients: { jobs: client }, rateLimit: { rate: 0, burst: 0 }, log, host: '127.0.0.1', port: 0 });
-    ({ token } = await createClient(AdminService, jobs.adminAddress!, credentials.admin).createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 }));
+    const client = createClient(JobsService, jobs.addresses.grpc, credentials.service);
+    gateway = await startGatewayService({ clients: { jobs: client }, rateLimit: { rate: 0, burst: 0 }, log, host: '127.0.0.1', port: 0 });
+    ({ token } = await createClient(AdminService, jobs.addresses.admin, credentials.admin).createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 }));
   });
   after(async () => {
     await gateway.stop();
@@ -68,12 +68,12 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
   });
 
   const batch = (names: string[], headers: Record<string, string> = {}) =>
-    rawRequest(`http://127.0.0.1:${gateway.port}`, '/api/v1/cron_batch_add', {
+    rawRequest(`http://${gateway.addresses.http}`, '/api/v1/cron_batch_add', {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ data: names.map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY, run: 1 })) }),
     });
   const list = async () =>
-    (await rawRequest(`http://127.0.0.1:${gateway.port}`, '/api/v1/cron_list', { headers: { authorization: `Bearer ${token}` } })).json.data as { id: number; name: string }[];
+    (await rawRequest(`http://${gateway.addresses.http}`, '/api/v1/cron_list', { headers: { authorization: `Bearer ${token}` } })).json.data as { id: number; name: string }[];
 
   it('with X-Idempotency-Key: 503 + Retry-After, then a retry writes every job exactly once, under the same ids', async () => {
     const names = ['k1', 'k2', 'k3', 'k4', 'k5'];
@@ -103,7 +103,7 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
 
   it('the key is also accepted as the idempotencyKey parameter, and a key reused for another batch is error 3', async () => {
     const body = (names: string[], key: string) =>
-      rawRequest(`http://127.0.0.1:${gateway.port}`, '/api/v1/cron_batch_add', {
+      rawRequest(`http://${gateway.addresses.http}`, '/api/v1/cron_batch_add', {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ idempotencyKey: key, data: names.map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY })) }),
       });

@@ -4,13 +4,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { signature } from '../../shared/notify/index.ts';
-import { signatureHeader } from '../../shared/signing.ts';
+import { signJobCall, signWebhook } from '../../shared/signing.ts';
 
 /**
  * The verification code users copy from docs/api.md (Signatures) is run, as printed, on requests
  * signed by Tock's own code: job calls (shared/signing.ts) and webhook notifications
- * (shared/notify/messages.ts). A change to either signature, or a wrong snippet, fails here.
+ * (shared/signing.ts). A change to either signature, or a wrong snippet, fails here.
  */
 const page = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 const section = (heading: string) => {
@@ -34,10 +33,10 @@ const BODY = '{"id":12,"status":1,"message":"fails"}';
 function jobCases(now: number) {
   const current = [{ secret: SECRET, validUntil: 0 }];
   const both = [{ secret: SECRET, validUntil: 0 }, { secret: OLD_SECRET, validUntil: now + 3600_000 }];
-  const signed = signatureHeader(current, { method: 'POST', url: URL_SENT, body: BODY }, now)!;
-  const signedBoth = signatureHeader(both, { method: 'POST', url: URL_SENT, body: BODY }, now)!;
-  const noBody = signatureHeader(current, { method: 'GET', url: URL_SENT, body: null }, now)!;
-  const old = signatureHeader(current, { method: 'POST', url: URL_SENT, body: BODY }, now - 600_000)!;
+  const signed = signJobCall(current, { method: 'POST', url: URL_SENT, body: BODY }, now)!;
+  const signedBoth = signJobCall(both, { method: 'POST', url: URL_SENT, body: BODY }, now)!;
+  const noBody = signJobCall(current, { method: 'GET', url: URL_SENT, body: null }, now)!;
+  const old = signJobCall(current, { method: 'POST', url: URL_SENT, body: BODY }, now - 600_000)!;
   return [
     [signed, 'POST', URL_SENT, BODY, SECRET, true],
     [signedBoth, 'POST', URL_SENT, BODY, OLD_SECRET, true],
@@ -52,12 +51,12 @@ function jobCases(now: number) {
 
 /** [header, body, secret, expected] for webhooks, signed by the notifier at `now`. */
 function webhookCases(now: number) {
-  const signed = signature(SECRET, BODY, now);
+  const signed = signWebhook(SECRET, BODY, now);
   return [
     [signed, BODY, SECRET, true],
     [signed, BODY.replace('fails', 'okay'), SECRET, false],
     [signed, BODY, OLD_SECRET, false],
-    [signature(SECRET, BODY, now - 600_000), BODY, SECRET, false],
+    [signWebhook(SECRET, BODY, now - 600_000), BODY, SECRET, false],
   ] as const;
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { accountDecider, type AccountEvent } from '../../services/jobs/account.ts';
-import { SIGNING_SECRET_GRACE_MS, newSigningSecret, signatureHeader, signingKeys } from '../../shared/signing.ts';
+import { SIGNING_SECRET_GRACE_MS, newSigningSecret, signJobCall, signWebhook, signingKeys } from '../../shared/signing.ts';
 
 /**
  * A receiver's check written from the documented format only (not with Tock's signing code):
@@ -36,7 +36,7 @@ describe('signed job requests (shared/signing)', () => {
 
   it('the signature verifies with independent code; a tampered body, URL or method, or an old timestamp, does not', () => {
     const secret = newSigningSecret();
-    const header = signatureHeader([{ secret, validUntil: 0 }], request, T0)!;
+    const header = signJobCall([{ secret, validUntil: 0 }], request, T0)!;
     expect(header).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
     const now = T0 / 1000;
     expect(verifies(header, secret, 'POST', request.url, request.body, now)).to.equal(true);
@@ -49,13 +49,13 @@ describe('signed job requests (shared/signing)', () => {
 
   it('a request without a body signs "<t>.<METHOD>.<url>." (nothing after the last dot)', () => {
     const secret = 'whsec_x';
-    const header = signatureHeader([{ secret, validUntil: 0 }], { method: 'GET', url: 'http://a.test/', body: null }, T0)!;
+    const header = signJobCall([{ secret, validUntil: 0 }], { method: 'GET', url: 'http://a.test/', body: null }, T0)!;
     expect(verifies(header, secret, 'GET', 'http://a.test/', '', T0 / 1000)).to.equal(true);
   });
 
   it('an account without a secret (created before signing existed) sends unsigned requests until its first rotation', () => {
     const old = fold([created()]);
-    expect(signatureHeader(signingKeys(old.signing, T0), request, T0)).to.equal(null);
+    expect(signJobCall(signingKeys(old.signing, T0), request, T0)).to.equal(null);
     const first = fold([created(), rotated('whsec_new', T0 + 1000)]);
     expect(signingKeys(first.signing, T0 + 2000)).to.deep.equal([{ secret: 'whsec_new', validUntil: 0 }]);
   });
@@ -65,12 +65,12 @@ describe('signed job requests (shared/signing)', () => {
     const account = fold([created('whsec_old'), rotated('whsec_new', at)]);
     const during = at + SIGNING_SECRET_GRACE_MS - 1000;
     const after = at + SIGNING_SECRET_GRACE_MS;
-    const sentDuring = signatureHeader(signingKeys(account.signing, during), request, during)!;
+    const sentDuring = signJobCall(signingKeys(account.signing, during), request, during)!;
     expect(sentDuring.split(',').filter((p) => p.startsWith('v1='))).to.have.length(2);
     expect(verifies(sentDuring, 'whsec_new', 'POST', request.url, request.body, during / 1000)).to.equal(true);
     expect(verifies(sentDuring, 'whsec_old', 'POST', request.url, request.body, during / 1000)).to.equal(true);
     // Keys handed to an executor before the end of the grace are judged at the instant of sending.
-    const sentAfter = signatureHeader(signingKeys(account.signing, during), request, after)!;
+    const sentAfter = signJobCall(signingKeys(account.signing, during), request, after)!;
     expect(sentAfter.split(',').filter((p) => p.startsWith('v1='))).to.have.length(1);
     expect(verifies(sentAfter, 'whsec_new', 'POST', request.url, request.body, after / 1000)).to.equal(true);
     expect(verifies(sentAfter, 'whsec_old', 'POST', request.url, request.body, after / 1000)).to.equal(false);
@@ -79,5 +79,16 @@ describe('signed job requests (shared/signing)', () => {
   it('a second rotation within the grace period ends the oldest secret at once', () => {
     const account = fold([created('whsec_1'), rotated('whsec_2', T0 + 1000), rotated('whsec_3', T0 + 2000)]);
     expect(signingKeys(account.signing, T0 + 3000).map((k) => k.secret)).to.deep.equal(['whsec_3', 'whsec_2']);
+  });
+});
+
+describe('webhook signature (shared/signing signWebhook)', () => {
+  it('signs "<t>.<body>" with the channel secret, so a job call\'s formula does not verify it', () => {
+    const secret = 'channel-secret';
+    const header = signWebhook(secret, request.body, T0);
+    const t = T0 / 1000;
+    expect(header).to.equal(`t=${t},v1=${createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex')}`);
+    expect(verifies(header, secret, request.method, request.url, request.body, t), 'the job-call formula').to.equal(false);
+    expect(signJobCall([{ secret, validUntil: 0 }], request, T0), 'the two formulas differ on the same body').to.not.equal(header);
   });
 });

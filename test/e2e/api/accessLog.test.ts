@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../shared/log.ts';
-import { startGatewayServer } from '../../../services/gateway/server.ts';
+import { startGatewayService } from '../../../services/gateway/service.ts';
 import { rawRequest } from '../../support/api.ts';
 import { startTestSystem, TEST_TOKEN } from '../../support/embedded.ts';
 
@@ -9,7 +9,7 @@ import { startTestSystem, TEST_TOKEN } from '../../support/embedded.ts';
 describe('access log and request id', function () {
   this.timeout(30_000);
   let system: Awaited<ReturnType<typeof startTestSystem>>;
-  let gateway: Awaited<ReturnType<typeof startGatewayServer>>;
+  let gateway: Awaited<ReturnType<typeof startGatewayService>>;
   let base: string;
   const lines: any[] = [];
   before(async () => {
@@ -21,8 +21,8 @@ describe('access log and request id', function () {
       },
     });
     // A second gateway on the same services, logging through the real logger into our stream.
-    gateway = await startGatewayServer({ clients: system.clients, rateLimit: { rate: 0, burst: 1 }, log: createLogger('gateway', {}, 'info', destination), host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${gateway.port}`;
+    gateway = await startGatewayService({ clients: system.clients, rateLimit: { rate: 0, burst: 1 }, log: createLogger('gateway', {}, 'info', destination), host: '127.0.0.1', port: 0 });
+    base = `http://${gateway.addresses.http}`;
   });
   after(async () => {
     await gateway.stop();

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AppError } from '../../../shared/errors.ts';
 import type { Logger } from '../../../shared/log.ts';
-import { startGatewayServer } from '../../../services/gateway/server.ts';
+import { startGatewayService } from '../../../services/gateway/service.ts';
 import type { Clients } from '../../../services/gateway/functions.ts';
 import { apiClient, fails, ok } from '../../support/api.ts';
 import { TEST_TOKEN } from '../../support/embedded.ts';
@@ -44,7 +44,7 @@ describe('5xx answers never show internals', function () {
   describe('whatever a backend throws', () => {
     const logged: { msg: string; fields?: Record<string, unknown> }[] = [];
     let failure: unknown;
-    let server: Awaited<ReturnType<typeof startGatewayServer>>;
+    let server: Awaited<ReturnType<typeof startGatewayService>>;
     let api: ReturnType<typeof apiClient>;
 
     before(async () => {
@@ -53,8 +53,8 @@ describe('5xx answers never show internals', function () {
       const jobs = new Proxy({} as Clients['jobs'], {
         get: (_, name) => (name === 'authenticate' ? async () => account : name === 'close' ? () => {} : async () => Promise.reject(failure)),
       });
-      server = await startGatewayServer({ clients: { jobs }, rateLimit: { rate: 0, burst: 1 }, log: capturingLogger(logged), host: '127.0.0.1', port: 0 });
-      api = apiClient(`http://127.0.0.1:${server.port}`, TEST_TOKEN);
+      server = await startGatewayService({ clients: { jobs }, rateLimit: { rate: 0, burst: 1 }, log: capturingLogger(logged), host: '127.0.0.1', port: 0 });
+      api = apiClient(`http://${server.addresses.http}`, TEST_TOKEN);
     });
     after(() => server.stop());
 

@@ -7,7 +7,7 @@ import { createMemoryLeases } from '../../../shared/leases/leases.ts';
 import { createLogger } from '../../../shared/log.ts';
 import { ensureTopology } from '../../../shared/topology.ts';
 import { dueRunSubject } from '../../../shared/subjects/planner.ts';
-import { startExecutorService } from '../../../services/executor/server.ts';
+import { startExecutorService } from '../../../services/executor/service.ts';
 import { startTarget } from '../../support/target.ts';
 import { waitFor } from '../../support/waitFor.ts';
 

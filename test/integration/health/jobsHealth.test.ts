@@ -10,7 +10,7 @@ import { AdminService, JobsService } from '../../../shared/gen/tock/v1/jobs_pb.t
 import { createClient } from '../../../shared/grpc/bridge.ts';
 import { createLogger } from '../../../shared/log.ts';
 import { createReadiness } from '../../../shared/readiness.ts';
-import { startJobsServer } from '../../../services/jobs/server.ts';
+import { startJobsService } from '../../../services/jobs/service.ts';
 import { grpcHealthClient } from '../../support/health.ts';
 import { waitFor } from '../../support/waitFor.ts';
 
@@ -28,9 +28,9 @@ describe('jobs service: supervised view and gRPC health', function () {
     const file = join(dir, 'events.db');
     const store = openSqliteEventStore(file);
     const readiness = createReadiness();
-    const server = await startJobsServer({ store, readiness, clock: systemClock, log: createLogger('jobs', {}, 'silent'), address: '127.0.0.1:0', admin: { address: '127.0.0.1:0', credentials: {} } });
-    const health = grpcHealthClient(server.address);
-    const jobs = createClient(AdminService, server.adminAddress!, {});
+    const server = await startJobsService({ store, readiness, clock: systemClock, log: createLogger('jobs', {}, 'silent'), address: '127.0.0.1:0', admin: { address: '127.0.0.1:0', credentials: {} } });
+    const health = grpcHealthClient(server.addresses.grpc);
+    const jobs = createClient(AdminService, server.addresses.admin, {});
     const raw = new Database(file);
     try {
       expect(await health.serving()).to.equal(true);

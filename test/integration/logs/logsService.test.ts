@@ -15,7 +15,7 @@ import { createClient } from '../../../shared/grpc/bridge.ts';
 import { createLogger } from '../../../shared/log.ts';
 import { EXECUTIONS_STREAM, ensureTopology, type Outcome } from '../../../shared/topology.ts';
 import { executionSubject } from '../../../shared/subjects/executor.ts';
-import { startLogsService, type LogsServiceHandle } from '../../../services/logs/logsService.ts';
+import { startLogsService, type LogsServiceHandle } from '../../../services/logs/service.ts';
 import { T0, execution, failure } from '../../unit/logs/executions.ts';
 import { nth } from '../../support/nth.ts';
 import { waitFor } from '../../support/waitFor.ts';
@@ -54,7 +54,7 @@ function logsServiceSuite(name: string, open: () => Promise<Harness>) {
     const start = async () => {
       service = await startLogsService({ bus: harness.bus, dbPath: join(dir, 'logs.db'), log, address: '127.0.0.1:0' });
       durables.push(service.durable);
-      client = createClient(LogsService, service.address, {}, { deadlineMs: 10_000 });
+      client = createClient(LogsService, service.addresses.grpc, {}, { deadlineMs: 10_000 });
     };
     const stop = async () => {
       client?.close();

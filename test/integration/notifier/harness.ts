@@ -14,7 +14,7 @@ import { createLogger } from '../../../shared/log.ts';
 import { openStore } from '../../../shared/openStore.ts';
 import { ensureTopology } from '../../../shared/topology.ts';
 import { executionSubject } from '../../../shared/subjects/executor.ts';
-import { startNotifier, type NotifierOptions } from '../../../services/notifier/server.ts';
+import { startNotifierService, type NotifierOptions } from '../../../services/notifier/service.ts';
 
 export const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -69,7 +69,7 @@ export async function startHarness(options: Partial<NotifierOptions> & { seed?: 
   await options.seed?.(store);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus);
-  const notifier = await startNotifier({
+  const notifier = await startNotifierService({
     store,
     secrets: testSecrets,
     bus,

@@ -5,6 +5,7 @@ import { NotificationSchema, type Notification } from '../../../shared/gen/tock/
 import { T0, createJob, decodeQp, subjectOf, execute, jobEvent, settle, startHarness, startReceiver, startSmtp } from './harness.ts';
 import { nth } from '../../support/nth.ts';
 import { waitFor } from '../../support/waitFor.ts';
+import { OLD_BATCH_CATEGORY, OLD_DELIVERY_CATEGORY, batchStream, deliveryStream } from '../../../shared/notify/index.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
 
@@ -55,10 +56,10 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await h.advance(120_000);
     await settle(200);
     expect(receiver.received).to.have.length(1);
-    const decided = await h.store.readStream('notifications-1');
+    const decided = await h.store.readStream(batchStream(1));
     expect(decided.map((e) => e.type)).to.deep.equal(['NotificationDecided']);
     expect(decided[0]!.data.triggers[0]!.execution.runId).to.equal(runId);
-    const deliveries = await h.store.readStream(`notification-${decided[0]!.data.id}`);
+    const deliveries = await h.store.readStream(deliveryStream(decided[0]!.data.id));
     expect(deliveries.map((e) => e.type)).to.deep.equal(['DeliveryClaimed', 'Delivered']);
     // The notification is also on the bus, for third parties: no channel address or secret in it.
     expect(published.map((p) => p.subject)).to.deep.equal(['tock.notifications.1.failed']);
@@ -196,7 +197,8 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await receiver.close();
   });
 
-  it('a delivery claimed by a replica that died is sent once, by the next attempt, when its lease runs out', async () => {
+  /** A replica killed between its claim and its send left these streams: the decision and the claim. */
+  const claimedThenDied = (names: { batch: string; delivery: string }) => async () => {
     const receiver = await startReceiver();
     const trigger = {
       key: 'r1:failed', kind: 'failed', reasons: ['the run failed'], at: T0, fail: 1,
@@ -209,8 +211,8 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
       // What a replica left behind when it was killed between its claim and its send.
       seed: async (store) => {
         await store.appendToStream('channel-7', [{ type: 'ChannelAdded', data: { id: 7, accountId: 1, type: 'webhook', name: 'ops', address: { url: receiver.url }, secret: 's', at: T0 } }]);
-        await store.appendToStream('notifications-1', [{ type: 'NotificationDecided', data: { id: 'n1', accountId: 1, at: T0, triggers: [trigger], routes: [{ channelId: 7, keys: ['r1:failed'] }] } }]);
-        await store.appendToStream('notification-n1', [{ type: 'DeliveryClaimed', data: { channelId: 7, attempt: 1, until: T0 + 30_000, at: T0 } }]);
+        await store.appendToStream(names.batch, [{ type: 'NotificationDecided', data: { id: 'n1', accountId: 1, at: T0, triggers: [trigger], routes: [{ channelId: 7, keys: ['r1:failed'] }] } }]);
+        await store.appendToStream(names.delivery, [{ type: 'DeliveryClaimed', data: { channelId: 7, attempt: 1, until: T0 + 30_000, at: T0 } }]);
       },
     });
     await h.advance(29_999);
@@ -221,10 +223,17 @@ describe('notifier service (real SQLite store, bus, HTTP receivers and SMTP peer
     await h.advance(120_000);
     await settle(300);
     expect(receiver.received).to.have.length(1);
-    const events = await h.store.readStream('notification-n1');
+    const events = await h.store.readStream(names.delivery);
     expect(events.map((e) => [e.type, e.data.attempt])).to.deep.equal([['DeliveryClaimed', 1], ['DeliveryClaimed', 2], ['Delivered', 2]]);
     await receiver.close();
-  });
+  };
+
+  it('a delivery claimed by a replica that died is sent once, by the next attempt, when its lease runs out', claimedThenDied({ batch: batchStream(1), delivery: deliveryStream('n1') }));
+
+  it('a store written with the old stream names (notifications-, notification-): the claimed delivery is finished there, sent once', claimedThenDied({
+    batch: `${OLD_BATCH_CATEGORY}-1`,
+    delivery: `${OLD_DELIVERY_CATEGORY}-n1`,
+  }));
 
   it('after an outage longer than a day, triggers older than a day are dropped, not sent late; newer ones are sent', async () => {
     const receiver = await startReceiver();

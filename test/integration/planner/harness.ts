@@ -9,7 +9,7 @@ import { createLogger } from '../../../shared/log.ts';
 import { CONSUMERS, ensureTopology } from '../../../shared/topology.ts';
 import type { JobEvent } from '../../../shared/job/index.ts';
 import type { Planner } from '../../../services/planner/planner.ts';
-import { startPlanner } from '../../../services/planner/server.ts';
+import { startPlannerService } from '../../../services/planner/service.ts';
 import { T0 } from '../../unit/planner/jobEvents.ts';
 
 export const silent = createLogger('planner-test', {}, 'silent');
@@ -30,7 +30,7 @@ export async function world(start = T0) {
     received.push({ subject: m.subject, run: fromBinary(DueRunSchema, m.data) });
     await m.ack();
   });
-  const planners: Awaited<ReturnType<typeof startPlanner>>[] = [];
+  const planners: Awaited<ReturnType<typeof startPlannerService>>[] = [];
 
   const w = {
     clock,
@@ -45,14 +45,14 @@ export async function world(start = T0) {
       return result;
     },
     async startPlanner(options: { misfireMs?: number; leadMs?: number; store?: EventStore } = {}) {
-      const server = await startPlanner({ store: options.store ?? store, bus, clock, log: silent, address: '127.0.0.1:0', misfireMs: options.misfireMs, leadMs: options.leadMs });
+      const server = await startPlannerService({ store: options.store ?? store, bus, clock, log: silent, address: '127.0.0.1:0', misfireMs: options.misfireMs, leadMs: options.leadMs });
       planners.push(server);
       return server;
     },
     /** Stops one planner; `flush: false` is a crash (no last watermark, nothing waited for). */
-    async stopPlanner(server: Awaited<ReturnType<typeof startPlanner>>, flush = true) {
+    async stopPlanner(server: Awaited<ReturnType<typeof startPlannerService>>, flush = true) {
       planners.splice(planners.indexOf(server), 1);
-      await server.stop({ flush });
+      await (flush ? server.stop() : server.crash());
     },
     /** Moves the fake clock and waits until everything due is published and delivered. */
     async advance(ms: number) {

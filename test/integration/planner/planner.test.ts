@@ -242,7 +242,7 @@ describe('planner (integration: SQLite store, in-process bus, fake clock)', func
     await w.append(14, jobCreated(14, T0, { expression: 'manual' }, 4));
     const server = await w.startPlanner();
     await w.append(14, runRequested(T0, '14:x', T0 + 42 * SECOND));
-    const client = createClient(PlannerService, server.address, {});
+    const client = createClient(PlannerService, server.addresses.grpc, {});
     try {
       const s = (ms: number) => BigInt(Math.floor(ms / 1000));
       expect((await client.nextRuns({ accountId: 3n, id: 12n, limit: 3 })).times).to.deep.equal([s(T0 + 6 * HOUR), s(T0 + 12 * HOUR), s(T0 + 18 * HOUR)]);

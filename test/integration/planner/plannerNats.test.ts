@@ -9,7 +9,7 @@ import type { EventStore } from '../../../shared/eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
 import { DueRunSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { RUNS_STREAM } from '../../../shared/topology.ts';
-import { startPlanner } from '../../../services/planner/server.ts';
+import { startPlannerService } from '../../../services/planner/service.ts';
 import { MINUTE, SECOND, T0, jobCreated, runRequested } from '../../unit/planner/jobEvents.ts';
 import { silent, tick } from './harness.ts';
 
@@ -24,7 +24,7 @@ describe('planner (integration: real NATS JetStream)', function () {
   let jsm: JetStreamManager;
   let store: EventStore;
   const buses: Bus[] = [];
-  const servers: Awaited<ReturnType<typeof startPlanner>>[] = [];
+  const servers: Awaited<ReturnType<typeof startPlannerService>>[] = [];
 
   before(async function () {
     try {
@@ -57,7 +57,7 @@ describe('planner (integration: real NATS JetStream)', function () {
     for (let i = 0; i < 2; i++) {
       const bus = await connectNatsBus(NATS_URL, { name: `planner-test-${i}` });
       buses.push(bus);
-      servers.push(await startPlanner({ store, bus, clock, log: silent, address: '127.0.0.1:0' }));
+      servers.push(await startPlannerService({ store, bus, clock, log: silent, address: '127.0.0.1:0' }));
     }
     const { position } = await store.appendToStream('cronjob-2', [{ type: 'RunRequested', data: runRequested(T0, '2:manual:1', T0 + 30 * SECOND).data }]);
     while (servers.some((s) => s.planner.projection.position < position)) await tick();

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { expect } from 'chai';
-import { failedExecution, requestFor } from '../../../services/executor/executeRun.ts';
+import { failedExecution, requestFor } from '../../../services/executor/dueRunMessages.ts';
 import { createKeyring, EnvelopeError, secretBox } from '../../../shared/crypto/envelope.ts';
 import { DueRunSchema, ExecutionOutcome } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { defaultSettings, targetOf } from '../../../shared/job/index.ts';

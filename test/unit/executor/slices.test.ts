@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { createSlices } from '../../../services/executor/slices.ts';
+import { slicedQueue } from '../../../shared/timeSlice.ts';
 
 describe('work taken in slices', () => {
   it('runs at most a slice per turn, in order, and answers each as its work does', async () => {
     const turns: (() => void)[] = [];
-    const slices = createSlices(2, (fn) => turns.push(fn));
+    const slices = slicedQueue(2, (fn) => turns.push(fn));
     const started: number[] = [];
     const answers = [1, 2, 3, 4, 5].map((n) => slices.run(async () => (started.push(n), n * 10)));
     expect(started, 'nothing before its turn').to.deep.equal([]);
@@ -18,7 +18,7 @@ describe('work taken in slices', () => {
   });
 
   it('passes a failure on to the caller and goes on with the rest', async () => {
-    const slices = createSlices(1);
+    const slices = slicedQueue(1);
     const failed = slices.run(() => Promise.reject(new Error('boom')));
     const next = slices.run(async () => 'next');
     expect(await failed.then(() => 'resolved', (e: Error) => e.message)).to.equal('boom');
@@ -26,7 +26,7 @@ describe('work taken in slices', () => {
   });
 
   it('lets a timer due meanwhile fire between two slices', async () => {
-    const slices = createSlices(1);
+    const slices = slicedQueue(1);
     const order: string[] = [];
     const busy = (name: string) => async () => {
       const until = Date.now() + 5;

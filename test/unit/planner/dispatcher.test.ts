@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import type { Bus, PublishResult } from '../../../shared/bus/bus.ts';
 import { FakeClock } from '../../../shared/clock.ts';
 import { createLogger } from '../../../shared/log.ts';
-import type { RunOrder } from '../../../services/planner/catchUp.ts';
+import type { PlannedRun } from '../../../services/planner/catchUp.ts';
 import { Dispatcher } from '../../../services/planner/dispatcher.ts';
 import { T0 } from './jobEvents.ts';
 
-const order = (jobId: number, at: number): RunOrder => ({
+const order = (jobId: number, at: number): PlannedRun => ({
   jobId,
   runId: `${jobId}:${at}`,
   occurrenceAt: at,

@@ -8,6 +8,7 @@ import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
 import { createReadiness, type Readiness } from '../../shared/readiness.ts';
+import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { consumeExecutions } from './executionConsumer.ts';
 import { adminGrpcImpl, jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
@@ -26,9 +27,9 @@ export interface StartJobsOptions {
   credentials?: GrpcCredentials;
   /**
    * AdminService (accounts, tokens) on a server of its own, so that the gateway's credential,
-   * good for JobsService, opens nothing there. Absent: no admin calls are served.
+   * good for JobsService, opens nothing there.
    */
-  admin?: { address: string; credentials: GrpcCredentials };
+  admin: { address: string; credentials: GrpcCredentials };
   /** With a bus, it also consumes execution outcomes (failure counting). */
   bus?: Bus;
   /** The process's readiness, served by the gRPC health service; a new one when absent. */
@@ -39,19 +40,24 @@ export interface StartJobsOptions {
   secrets?: Sealer;
 }
 
-const hostOf = (address: string) => address.slice(0, address.lastIndexOf(':'));
+/** The jobs service's inner pieces, for tests and the CLI. */
+export interface JobsParts {
+  /** The job, account and group commands and queries the gRPC edges call. */
+  useCases: ReturnType<typeof createJobsService>;
+  view: JobsView;
+}
 
 /**
  * Serves JobsService (and AdminService) with the gRPC health service, then builds the jobs view
  * from the store; resolves once it is caught up. Until then, and whenever the view has lost the
  * store, calls answer UNAVAILABLE and health says NOT_SERVING.
  */
-export async function startJobsServer(options: StartJobsOptions) {
+export async function startJobsService(options: StartJobsOptions): Promise<ServiceHandle<JobsParts, 'grpc' | 'admin'>> {
   const { clock, log } = options;
   const store = options.secrets ? sealingStore(options.store, jobSealings(options.secrets), { openSubscriptions: true }) : options.store;
   const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
-  const service = createJobsService(store, view, clock);
+  const useCases = createJobsService(store, view, clock);
   const catchingUp = () => (view.live ? null : 'the jobs view is catching up with the event store');
   const servers: ReturnType<typeof createGrpcServer>[] = [];
   const unwatch: (() => void)[] = [];
@@ -63,25 +69,22 @@ export async function startJobsServer(options: StartJobsOptions) {
     await view.stop();
   };
   try {
-    let adminAddress: string | null = null;
-    if (options.admin) {
-      const admin = createGrpcServer(options.admin.credentials);
-      servers.push(admin);
-      addService(admin, AdminService, gated(adminGrpcImpl(service, clock, options.accountJobLimit), catchingUp), log);
-      adminAddress = `${hostOf(options.admin.address)}:${await startServer(admin, options.admin.address, options.admin.credentials)}`;
-      log.info('admin service listening', { address: adminAddress });
-    }
+    const admin = createGrpcServer(options.admin.credentials);
+    servers.push(admin);
+    addService(admin, AdminService, gated(adminGrpcImpl(useCases, clock, options.accountJobLimit), catchingUp), log);
+    const adminAddress = boundAddress(options.admin.address, await startServer(admin, options.admin.address, options.admin.credentials));
+    log.info('admin service listening', { address: adminAddress });
     const server = createGrpcServer(options.credentials ?? {});
     servers.push(server);
-    addService(server, JobsService, gated(jobsGrpcImpl(service, clock), catchingUp), log);
+    addService(server, JobsService, gated(jobsGrpcImpl(useCases, clock), catchingUp), log);
     unwatch.push(addHealthService(server, readiness, [JobsService.typeName]));
-    const address = `${hostOf(options.address)}:${await startServer(server, options.address, options.credentials ?? {})}`;
+    const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     const started = Date.now();
     await view.start(store, { log, readiness });
     log.info('jobs view rebuilt', { ms: Date.now() - started });
     log.info('jobs service listening', { address });
-    consumer = options.bus ? await consumeExecutions(options.bus, service, log) : null;
-    return { address, adminAddress, service, view, readiness, stop: stopAll };
+    consumer = options.bus ? await consumeExecutions(options.bus, useCases, log) : null;
+    return { addresses: { grpc: address, admin: adminAddress }, useCases, view, readiness, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -8,6 +8,7 @@ import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
 import { createReadiness, watchCondition, type Readiness } from '../../shared/readiness.ts';
+import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
 import type { LogsView, LogsViewOptions } from './logsView.ts';
@@ -30,14 +31,14 @@ export interface LogsServiceOptions extends LogsViewOptions {
   readiness?: Readiness;
 }
 
-export interface LogsServiceHandle {
-  /** host:port actually bound. */
-  address: string;
+/** The logs service's inner pieces, for embedded wiring and tests. */
+export interface LogsParts {
   view: LogsView;
   /** The durable consumer this read model reads EXECUTIONS with. */
   durable: string;
-  stop(): Promise<void>;
 }
+
+export type LogsServiceHandle = ServiceHandle<LogsParts>;
 
 const DURABLE_KEY = 'durable';
 
@@ -74,11 +75,11 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
     // Unready while the database does not answer (a PostgreSQL restart): executions wait on the
     // bus meanwhile (redelivered after a failed write), and cron_logs would fail.
     const unwatchDb = watchCondition(readiness, 'logs database', () => view.getMeta(DURABLE_KEY), { failing: 'queries fail' });
-    const port = await startServer(server, options.address, options.credentials ?? {});
-    const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
+    const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     log.info('logs service listening', { address, durable, size: await view.size() });
     return {
-      address,
+      addresses: { grpc: address },
+      readiness,
       view,
       durable,
       async stop() {

@@ -2,7 +2,7 @@ import { runMetrics } from '../../shared/metrics.ts';
 import type { HttpResult } from './httpCall.ts';
 
 /** Counted once the execution is published, so a run redelivered after a bus failure counts once. */
-export function recordRun(succeeded: boolean, lateByMs: number, result: HttpResult) {
+export function countRun(succeeded: boolean, lateByMs: number, result: HttpResult) {
   if (succeeded) {
     runMetrics.executions.succeeded.inc();
     runMetrics.targetDuration.succeeded.observe(result.executionTime);
@@ -13,4 +13,4 @@ export function recordRun(succeeded: boolean, lateByMs: number, result: HttpResu
   runMetrics.lateness.observe(lateByMs / 1000);
 }
 
-export const recordSkip = () => runMetrics.executions.skipped.inc();
+export const countSkip = () => runMetrics.executions.skipped.inc();

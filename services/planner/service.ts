@@ -9,6 +9,7 @@ import { addHealthService } from '../../shared/grpc/health.ts';
 import type { Logger } from '../../shared/log.ts';
 import { watchPlanner } from '../../shared/metrics.ts';
 import { createReadiness, type Readiness } from '../../shared/readiness.ts';
+import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { plannerGrpcImpl } from './grpcServer.ts';
 import { Planner } from './planner.ts';
 
@@ -29,12 +30,19 @@ export interface StartPlannerOptions {
   readiness?: Readiness;
 }
 
+/** The planner service's inner pieces, for tests. */
+export interface PlannerParts {
+  planner: Planner;
+  /** Stops serving and publishing as a crash would: no last watermark, nothing waited for (tests of recovery). */
+  crash(): Promise<void>;
+}
+
 /**
  * Serves PlannerService (NextRuns, NextRunOf) and the gRPC health service at `address`, then
  * rebuilds the schedule projection, catches up what was missed while down and starts publishing
  * due runs. Until the projection is rebuilt, calls answer UNAVAILABLE and health says NOT_SERVING.
  */
-export async function startPlanner(options: StartPlannerOptions) {
+export async function startPlannerService(options: StartPlannerOptions): Promise<ServiceHandle<PlannerParts>> {
   const { log } = options;
   const readiness = options.readiness ?? createReadiness(log);
   const planner = new Planner({ ...options, readiness });
@@ -52,18 +60,19 @@ export async function startPlanner(options: StartPlannerOptions) {
     throw error;
   }
   const unwatchMetrics = watchPlanner(() => planner.stats());
-  const host = options.address.slice(0, options.address.lastIndexOf(':'));
-  log.info('planner service listening', { address: `${host}:${port}` });
+  const address = boundAddress(options.address, port);
+  log.info('planner service listening', { address });
+  const stop = async (flush: boolean) => {
+    unwatchMetrics();
+    unwatchHealth();
+    await stopServer(server);
+    await planner.stop({ flush });
+  };
   return {
-    address: `${host}:${port}`,
+    addresses: { grpc: address },
     planner,
     readiness,
-    /** Stops serving and publishing; `flush: false` stops like a crash (tests). */
-    async stop(stopOptions: { flush?: boolean } = {}) {
-      unwatchMetrics();
-      unwatchHealth();
-      await stopServer(server);
-      await planner.stop(stopOptions);
-    },
+    stop: () => stop(true),
+    crash: () => stop(false),
   };
 }

@@ -1,3 +1,5 @@
+// The executor's messages, pure: a due run read (its job, its request, its attempt), and the
+// execution events and retry messages written from it. Nothing here touches the network or the bus.
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { DueRunSchema, ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
@@ -53,8 +55,8 @@ export function retryOf(run: DueRun, notBefore: number): DueRun {
 }
 
 /**
- * Every field of the event, written out in one literal: a spread of a shared base here cost V8
- * several microseconds per run (the copy lands in a slow object shape), a third of the executor.
+ * Every field of the event, written out in one literal: a spread of a shared base lands the copy
+ * in a slow object shape, which every run on the hot path would pay for.
  */
 function execution(run: DueRun, server: string, outcome: ExecutionOutcome, startTimeMs: number, error: string, result?: HttpResult): Execution {
   const t = run.target!;

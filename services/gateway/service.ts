@@ -2,12 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../shared/log.ts';
-import type { Readiness } from '../../shared/readiness.ts';
+import { createReadiness, type Readiness } from '../../shared/readiness.ts';
+import type { ServiceHandle } from '../../shared/service.ts';
 import { createGateway, type GatewayOptions } from './app.ts';
 import type { Clients } from './functions.ts';
 
-/** Serves the gateway on host:port (0: any free port). */
-export async function startGatewayServer(options: {
+/**
+ * Serves the gateway (the HTTP API, the dashboard, /healthz, /readyz, /metrics) on host:port (0:
+ * any free port). It holds no state of its own: its readiness is that of the process it runs in
+ * (embedded: every service's conditions).
+ */
+export async function startGatewayService(options: {
   clients: Clients;
   rateLimit: { rate: number; burst: number };
   trustProxy?: number;
@@ -17,8 +22,9 @@ export async function startGatewayServer(options: {
   metrics?: GatewayOptions['metrics'];
   readiness?: Readiness;
   dashboard?: boolean;
-}) {
-  const { clients, rateLimit, trustProxy, log, metrics, readiness, dashboard } = options;
+}): Promise<ServiceHandle<object, 'http'>> {
+  const { clients, rateLimit, trustProxy, log, metrics, dashboard } = options;
+  const readiness = options.readiness ?? createReadiness(log);
   const app = createGateway({ clients, rateLimit, trustProxy, log, metrics, readiness, dashboard });
   const handle = app.callback();
   // Koa's handler settles every request itself (errors go to app.onerror): nothing to await here.
@@ -30,10 +36,11 @@ export async function startGatewayServer(options: {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
   });
-  const port = (server.address() as AddressInfo).port;
-  options.log.info('gateway listening', { url: `http://${options.host}:${port}` });
+  const address = `${options.host}:${(server.address() as AddressInfo).port}`;
+  options.log.info('gateway listening', { url: `http://${address}` });
   return {
-    port,
+    addresses: { http: address },
+    readiness,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

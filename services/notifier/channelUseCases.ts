@@ -26,7 +26,7 @@ export function testTrigger(accountId: number, now: number): Trigger {
 }
 
 /** channel_list, channel_add, channel_edit, channel_delete, channel_test: an account's channels. */
-export function createChannelService(store: EventStore, view: NotifierView, clock: Clock, senders: Senders, secrets: Sealer) {
+export function createChannelUseCases(store: EventStore, view: NotifierView, clock: Clock, senders: Senders, secrets: Sealer) {
   const ids = createIdAllocator(store);
   const now = () => clock.now();
 
@@ -85,4 +85,4 @@ export function createChannelService(store: EventStore, view: NotifierView, cloc
   };
 }
 
-export type ChannelService = ReturnType<typeof createChannelService>;
+export type ChannelUseCases = ReturnType<typeof createChannelUseCases>;

@@ -14,9 +14,10 @@ import type { Logger } from '../../shared/log.ts';
 import { notifications } from '../../shared/metrics.ts';
 import { DEFAULT_LEASE_MS, DEFAULT_MERGE_WINDOW_MS, DEFAULT_RETRY, type NotificationDecided, type RetryPolicy } from '../../shared/notify/index.ts';
 import { channelSealing } from '../../shared/notify/channelSecrets.ts';
+import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { ensureTopology, type TopologyOptions } from '../../shared/topology.ts';
 import { notificationSubject } from '../../shared/subjects/notifier.ts';
-import { createChannelService } from './channelService.ts';
+import { createChannelUseCases } from './channelUseCases.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { consumeExecutions } from './executionConsumer.ts';
 import { notifierGrpcImpl } from './grpcServer.ts';
@@ -77,12 +78,19 @@ const toProtoNotification = (n: NotificationDecided) =>
  */
 const channelStore = (store: EventStore, secrets: Sealer) => sealingStore(store, { channel: channelSealing(secrets) });
 
+/** The notifier's inner pieces, for tests. */
+export interface NotifierParts {
+  view: NotifierView;
+  dispatcher: ReturnType<typeof createDispatcher>;
+  channels: ReturnType<typeof createChannelUseCases>;
+}
+
 /**
  * The notifier: rebuilds its view from the event store, consumes execution events, merges and
  * delivers notifications, publishes each decided one on the bus, and serves NotifierService
  * (the channel functions) over gRPC. Any number of replicas may run against one store and bus.
  */
-export async function startNotifier(options: NotifierOptions) {
+export async function startNotifierService(options: NotifierOptions): Promise<ServiceHandle<NotifierParts>> {
   const { bus, clock, log } = options;
   const store = channelStore(options.store, options.secrets);
   await ensureTopology(bus, options.topology);
@@ -108,19 +116,19 @@ export async function startNotifier(options: NotifierOptions) {
       await bus.publish(notificationSubject(n.accountId, kind), toBinary(NotificationSchema, toProtoNotification(n)), { msgId: n.id });
     },
   });
-  const channels = createChannelService(store, view, clock, senders, options.secrets);
+  const channels = createChannelUseCases(store, view, clock, senders, options.secrets);
   const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
     addService(server, NotifierService, notifierGrpcImpl(channels), log);
     const unwatch = addHealthService(server, readiness, [NotifierService.typeName]);
-    const port = await startServer(server, options.address, options.credentials ?? {});
-    const address = `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`;
+    const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     log.info('notifier listening', { address });
     void dispatcher.tick();
     return {
-      address,
+      addresses: { grpc: address },
+      readiness,
       view,
       dispatcher,
       channels,
@@ -142,17 +150,24 @@ export async function startNotifier(options: NotifierOptions) {
   }
 }
 
-/** The channel functions alone, over a store (the CLI when no notifier runs): no bus, no deliveries. */
-export async function startChannelsServer(options: Pick<NotifierOptions, 'store' | 'secrets' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi'>) {
+/**
+ * The notifier's channel functions alone, over a store (the CLI when no notifier runs): no bus,
+ * no deliveries.
+ */
+export async function startChannelsService(
+  options: Pick<NotifierOptions, 'store' | 'secrets' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi' | 'readiness'>,
+): Promise<ServiceHandle> {
   const store = channelStore(options.store, options.secrets);
   const view = new NotifierView(() => options.clock.now());
-  await view.start(store, { log: options.log });
+  const readiness = options.readiness ?? createReadiness(options.log);
+  await view.start(store, { log: options.log, readiness });
   const senders = createSenders(options);
   const server = createGrpcServer(options.credentials ?? {});
-  addService(server, NotifierService, notifierGrpcImpl(createChannelService(store, view, options.clock, senders, options.secrets)), options.log);
-  const port = await startServer(server, options.address, options.credentials ?? {});
+  addService(server, NotifierService, notifierGrpcImpl(createChannelUseCases(store, view, options.clock, senders, options.secrets)), options.log);
+  const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
   return {
-    address: `${options.address.slice(0, options.address.lastIndexOf(':'))}:${port}`,
+    addresses: { grpc: address },
+    readiness,
     async stop() {
       await stopServer(server);
       await view.stop();

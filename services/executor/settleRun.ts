@@ -1,0 +1,124 @@
+import type { BusMessage } from '../../shared/bus/bus.ts';
+import type { Clock } from '../../shared/clock.ts';
+import { EnvelopeError } from '../../shared/crypto/envelope.ts';
+import type { DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import type { Sealer } from '../../shared/job/index.ts';
+import type { Leases } from '../../shared/leases/leases.ts';
+import type { Logger } from '../../shared/log.ts';
+import { countSkip } from './countRun.ts';
+import { attemptId, attemptOf, failedExecution, fireAt, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
+import type { ExecutionPublisher } from './executionPublisher.ts';
+import type { FairGate } from './fairGate.ts';
+import type { HeldRuns } from './heldRuns.ts';
+import type { HttpCaller } from './httpCall.ts';
+import type { InstantQueue } from './instantQueue.ts';
+import type { createStaleRuns } from './staleRuns.ts';
+
+export type TargetedRun = DueRun & { target: NonNullable<DueRun['target']> };
+
+export interface SettleRunDeps {
+  executions: ExecutionPublisher;
+  held: HeldRuns;
+  instants: InstantQueue;
+  stale: ReturnType<typeof createStaleRuns>;
+  leases: Leases;
+  gate: FairGate;
+  caller: HttpCaller;
+  clock: Clock;
+  log: Logger;
+  serverName: string;
+  userAgent: string;
+  secrets?: Sealer;
+  /** How many of one account's runs due together are built ahead of their instant. */
+  prepareAhead: number;
+}
+
+/**
+ * One due run, from its delivery to its ack: wait for its instant, drop it when a job change made
+ * it stale, take a slot of the job's `instances` (a lease) and of the account's fair share, call,
+ * publish the execution, and only then ack. A run handed back (stopping) is nak'ed for another
+ * replica; a run skipped or failed before its call still gets its execution event.
+ */
+export function createSettleRun(deps: SettleRunDeps) {
+  const { executions, held, instants, stale, leases, gate, caller, clock, log, serverName, userAgent, secrets, prepareAhead } = deps;
+
+  /** The run's request, or why its secrets do not open (a key this executor lacks, or an altered value). */
+  const prepare = (run: DueRun) => {
+    try {
+      return requestFor(run, userAgent, secrets);
+    } catch (error) {
+      if (error instanceof EnvelopeError) return error;
+      throw error;
+    }
+  };
+  // The run fails, visibly, instead of calling without credentials.
+  const secretsFailed = async (run: DueRun, error: EnvelopeError) => {
+    log.warn('job secrets do not open', { jobId: String(run.target!.jobId), error: error.message });
+    await executions.publish(run, failedExecution(run, serverName, clock.now(), `job secrets: ${error.message}`));
+  };
+
+  return async function settleRun(msg: BusMessage, run: TargetedRun): Promise<void> {
+    const known = executions.calledBefore(run);
+    if (known !== undefined) {
+      // Called here already; its ack or its event was lost with the bus: finish it, never call twice.
+      if (known) await executions.storeAgain(run, known);
+      await msg.ack();
+      return;
+    }
+    // Keep the message ours while we wait for its instant and while the call runs.
+    held.hold(msg);
+    try {
+      const due = fireAt(run);
+      const accountId = Number(run.target.accountId);
+      // Built while the run waits for its instant (it depends on the scheduled time only), so the
+      // instant is spent sending; its connection is opened meanwhile too. Only for as many of an
+      // account's runs as its share can call then: the rest may be skipped, and building theirs
+      // would hold back every other account's runs arriving behind them.
+      let spec = due > clock.now() && instants.waiting(due, accountId) < prepareAhead ? prepare(run) : undefined;
+      if (spec instanceof EnvelopeError) return (await secretsFailed(run, spec), msg.ack());
+      const went = spec ? caller.expect(spec.url, due) : undefined;
+      const onTime = await instants.wait(due, accountId);
+      went?.();
+      // Stopping before its instant: hand it back now for another replica (or the next start).
+      if (!onTime) return msg.nak();
+      // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
+      if (stale.isStale(Number(run.target.jobId), Number(run.plannedAt), run.manual, attemptOf(run) > 1)) {
+        await msg.ack();
+        return;
+      }
+      const limit = run.target.instances;
+      const leaseKey = `job-${run.target.jobId}`;
+      // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
+      if (limit > 0 && !(await leases.acquire(leaseKey, attemptId(run), limit, (run.target.timeout * 2 + 60) * 1000))) {
+        await executions.publish(run, attemptOf(run) > 1 ? retryNotMade(run, serverName, clock.now()) : skippedExecution(run, serverName, clock.now()));
+        countSkip();
+        await msg.ack();
+        return;
+      }
+      try {
+        const release = await gate.enter(accountId);
+        if (release === 'closed') return msg.nak();
+        if (release === 'full') {
+          const { inFlight, waiting } = gate.load(accountId);
+          const why = `skipped: this account already has ${inFlight} calls in progress and ${waiting} runs waiting on this executor (its fair share)`;
+          await executions.publish(run, skippedExecution(run, serverName, clock.now(), why));
+          countSkip();
+        } else {
+          try {
+            // A run past its account's share was not built ahead: built now it has a slot.
+            spec ??= prepare(run);
+            if (spec instanceof EnvelopeError) await secretsFailed(run, spec);
+            else await executions.finishCall(run, await caller.call(spec));
+          } finally {
+            release();
+          }
+        }
+      } finally {
+        if (limit > 0) await leases.release(leaseKey, attemptId(run)).catch((error) => log.warn('lease release failed', { error }));
+      }
+      await msg.ack();
+    } finally {
+      held.release(msg);
+    }
+  };
+}
