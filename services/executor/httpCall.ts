@@ -36,6 +36,8 @@ export interface HttpCallerOptions {
   warmIdleMs?: number;
   /** Replaces dns.lookup, for tests only. */
   resolve?: Parameters<typeof createEgressGuard>[1];
+  /** Certificate authorities trusted instead of the system's, for tests only (a target's private CA). */
+  ca?: string[];
 }
 
 export interface HttpCaller {
@@ -85,7 +87,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
 
   // Hostnames are checked by the guard's lookup; an IP literal skips lookup in net.connect, so
   // it is checked here. Both run per connection, which covers every redirect hop as well.
-  const base = buildConnector({ lookup: guard.lookup, timeout: options.connectTimeoutMs ?? 10_000 });
+  const base = buildConnector({ lookup: guard.lookup, timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca ? { ca: options.ca } : {}) });
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
     const refused = isIP(host) ? guard.refusal(host) : null;
