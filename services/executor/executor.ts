@@ -91,6 +91,8 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
    * publish after a crash a no-op), and the event says one is coming.
    */
   const finishCall = async (run: DueRun, result: HttpResult) => {
+    // The tenant's log entry says only that the target is not allowed; the operator's says what it resolved to.
+    if (result.refused) log.warn('job target refused by egress policy', { jobId: String(run.target!.jobId), accountId: String(run.target!.accountId), ...result.refused });
     const execution = executionOf(run, result, serverName);
     const attempt = attemptOf(run);
     if (execution.outcome === ExecutionOutcome.FAILED && attempt <= run.target!.retries && shouldRetry(result)) {

@@ -2,7 +2,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { isIP, type Socket } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { RequestSpec } from './buildRequest.ts';
-import { createEgressGuard, isEgressRefused, type EgressGuard } from '../../shared/egressGuard.ts';
+import { createEgressGuard, isEgressRefused, type EgressGuard, type EgressRefusedError } from '../../shared/egressGuard.ts';
 import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './outputCapture.ts';
 import { redirectTarget } from './redirect.ts';
@@ -25,6 +25,11 @@ export interface HttpResult {
   transient: boolean;
   /** The final response's Retry-After header, when it had one. */
   retryAfter: string | null;
+  /**
+   * For the operator's log only: which address the egress policy refused and why. The run's
+   * `error` and `ip` (shown to the tenant) say only that the target is not allowed.
+   */
+  refused?: { host: string; ip: string; reason: string } | null;
 }
 
 export interface HttpCallerOptions {
@@ -176,6 +181,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
     redirects: number;
     retryable: boolean;
     transient: boolean;
+    refused?: EgressRefusedError;
   }
 
   /** Sends `spec` and follows its redirects, all within one timeout. */
@@ -196,8 +202,8 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
       const refused = isIP(literal) ? guard.refusal(literal) : null;
       if (refused) {
-        last = { status: 0, location: null, capture: new OutputCapture(), ip: literal, error: refused, connected: false, timedOut: false };
-        return fail(refused.message);
+        last = { status: 0, location: null, capture: new OutputCapture(), ip: '', error: refused, connected: false, timedOut: false };
+        return { ...fail(refused.message), refused };
       }
       if (closed) return fail('the executor is shutting down');
 
@@ -208,10 +214,13 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         return fail(`timed out after ${first.timeoutMs / 1000} s${phase}`, false, true);
       }
       if (hop.error) {
-        if (isEgressRefused(hop.error)) hop.ip = hop.error.ip;
-        else if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
+        if (isEgressRefused(hop.error)) {
+          hop.ip = '';
+          return { ...fail(hop.error.message), refused: hop.error };
+        }
+        if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
         if (closed) return fail('the executor is shutting down');
-        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error), !isEgressRefused(hop.error));
+        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error), true);
       }
       if (hop.location === null) return fail('');
       if (redirects >= maxRedirects) return fail(`too many redirects (more than ${maxRedirects})`);
@@ -259,6 +268,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       connectFailed: chain.retryable,
       transient: chain.transient,
       retryAfter: hop?.retryAfter ?? null,
+      refused: chain.refused ? { host: chain.refused.host, ip: chain.refused.ip, reason: chain.refused.reason } : null,
     };
   }
 
