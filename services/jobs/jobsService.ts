@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
-import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
+import { SECRET_SETTINGS, compileSchedule, defaultSettings, evolveJob, resolveSettings, type CronJob, type JobEvent, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
 import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
@@ -12,7 +12,7 @@ import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sa
 import { createCommands } from './commands.ts';
 import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
-import type { JobEntry, JobsView } from './jobsView.ts';
+import { jobPoints, type JobEntry, type JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
 export const MAX_PAGE = 1000;
@@ -137,25 +137,27 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           sameBatch(record, hash);
         }
         const jobIds = record.ids;
+        // The answer is each job as this batch created it, so a replay answers what the first call
+        // did, whatever happened to the jobs since (edited, deleted).
+        const created: CronJob[] = [];
         const write = async (id: number, i: number) => {
           // On a retry, what the first attempt already wrote is read back, not written again.
           const written = retry ? await store.readStream(`cronjob-${id}`) : [];
           let position: bigint | null = null;
-          let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
-          if (!written.length) {
+          if (written.length) created[i] = evolveJob(null, written[0] as unknown as JobEvent)!;
+          else {
             const input = inputs[i];
             if (!input) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
-            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
-            position = created.position;
-            method = created.state!.settings.httpMethod;
+            const result = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
+            position = result.position;
+            created[i] = result.state!;
           }
           const order = runs[i];
-          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
+          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, created[i].settings.httpMethod))).position;
           return position;
         };
         await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
-        if (retry) await view.catchUp(store, 'cronjob');
-        return jobIds.map((id) => fresh(id, accountId));
+        return created.map((job) => ({ job, points: jobPoints(job) }));
       }, idempotencyKey !== null);
     },
 
