@@ -10,6 +10,7 @@ import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
+import { createJobSlots } from './jobSlots.ts';
 import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
 import { jobPoints, type JobEntry, type JobsView } from './jobsView.ts';
@@ -59,6 +60,7 @@ async function storeFailure<T>(fn: () => Promise<T>, keyed: boolean): Promise<T>
 /** The jobs service's use cases, in domain terms. The gRPC edge only translates to and from proto. */
 export function createJobsService(store: EventStore, view: JobsView, clock: Clock) {
   const commands = createCommands(store, view, clock);
+  const slots = createJobSlots(store, () => clock.now());
   const { now, ids, settle } = commands;
   const runJobCommand = commands.job;
   const accounts = createAccountService(store, view, commands);
@@ -89,7 +91,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
   return {
     ...accounts,
-    ...createGroupService(view, commands, account, fresh),
+    ...createGroupService(view, commands, account, fresh, slots),
 
     /**
      * Creates a batch of jobs. With an idempotency key the batch is recorded first (batchRecord.ts)
@@ -109,7 +111,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         record = await storeFailure(() => readBatch(store, stream!), true);
         if (record) sameBatch(record, hash);
       }
-      // Counted when the batch is first sent; a retry only completes what was accepted then.
+      // A quick refusal from the view; the reservation below is what holds under concurrency.
       if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
@@ -130,10 +132,13 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       return storeFailure(async () => {
         let retry = record !== null;
         if (!record) {
+          // Counted when the batch is first sent; a retry only completes what was accepted then.
+          await slots.reserve(accountId, inputs.length, owner.jobLimit, () => view.countJobs(accountId));
           const allocated = await ids.allocate('cronjob', inputs.length);
           record = stream ? await recordBatch(store, stream, { ids: allocated, hash }, now()) : { ids: allocated, hash };
-          // A concurrent request with the same key recorded first: complete its batch.
+          // A concurrent request with the same key recorded first: complete its batch, with its slots.
           retry = record.ids !== allocated;
+          if (retry) await slots.release(accountId, inputs.length);
           sameBatch(record, hash);
         }
         const jobIds = record.ids;
@@ -221,8 +226,10 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         return { type: 'PauseJob', id, accountId, until: pauseUntil(job.settings.timezone) };
       });
       for (const c of toRun) decideJob(c, view.job(accountId, c.id)!.job, now());
-      const positions = await Promise.all(toRun.map(async (c) => (await runJobCommand(c)).position));
-      await settle(positions);
+      const results = await Promise.all(toRun.map((c) => runJobCommand(c)));
+      // Only the deletions this call made give their slots back (a concurrent one of the same job changed nothing).
+      if (action === 'delete') await slots.release(accountId, results.filter((r) => r.events.length > 0).length);
+      await settle(results.map((r) => r.position));
       return entries.map(({ job }) => fresh(job.id, job.accountId));
     },
 
