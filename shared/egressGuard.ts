@@ -140,14 +140,27 @@ function embeddedV4(ip: IpBytes): IpBytes | null {
   return null;
 }
 
+/**
+ * A target the egress policy refuses. The message is what the tenant sees (a run's or a
+ * delivery's error): only that the host is not allowed, never the address it resolved to nor why
+ * that address is refused, so a tenant cannot map the operator's internal names with it. The
+ * operator's log takes `detail`.
+ */
 export class EgressRefusedError extends Error {
   readonly code = 'ETOCKEGRESS';
   constructor(
     readonly ip: string,
     readonly reason: string,
+    /** The host as the tenant wrote it: a name, or the address itself. */
+    readonly host: string = ip,
   ) {
-    super(`refused by egress policy: ${ip} is a ${reason} address`);
+    super(`refused by egress policy: ${host} is not an allowed target`);
     this.name = 'EgressRefusedError';
+  }
+
+  /** For the operator's log only. */
+  get detail(): string {
+    return this.host === this.ip ? `${this.ip} is a ${this.reason} address` : `${this.host} resolved to ${this.ip}, a ${this.reason} address`;
   }
 }
 
@@ -206,7 +219,7 @@ export function createEgressGuard(allow: string[], resolve: Resolver = dns.looku
         const ok = list.filter((a) => refusal(a.address) === null);
         if (ok.length === 0) {
           const first = list[0];
-          const e = first ? refusal(first.address)! : Object.assign(new Error(`DNS lookup of ${hostname} returned no address`), { code: 'ENOTFOUND' });
+          const e = first ? new EgressRefusedError(first.address, refusal(first.address)!.reason, hostname) : Object.assign(new Error(`DNS lookup of ${hostname} returned no address`), { code: 'ENOTFOUND' });
           return cb(e, opts.all ? [] : '', undefined);
         }
         if (opts.all) cb(null, ok);

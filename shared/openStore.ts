@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Config } from './config.ts';
 import { AppError } from './errors.ts';
 import { openEsdbEventStore } from './eventStore/esdbEventStore.ts';
@@ -54,13 +54,17 @@ function openAdapter(config: StoreConfig): EventStore {
 export type LogsStoreChoice = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };
 
 /**
- * Where the logs read model lives: LOGS_DB_URL when set; else the event store's PostgreSQL (its
- * schema plus `_logs`) when the event store is PostgreSQL, so every replica shares one; else
- * SQLite under DATA_DIR, one file per process.
+ * Where the logs read model lives: LOGS_DB_URL when set (`sqlite:<file>` relative to DATA_DIR,
+ * like every other file Tock keeps, not to whichever directory the process was started in); else
+ * the event store's PostgreSQL (its schema plus `_logs`) when the event store is PostgreSQL, so
+ * every replica shares one; else SQLite under DATA_DIR, one file per process.
  */
 export function logsStoreChoice(config: StoreConfig & Pick<Config, 'LOGS_DB_URL'>): LogsStoreChoice {
   const chosen = config.LOGS_DB_URL;
-  if (chosen?.startsWith('sqlite:')) return { kind: 'sqlite', path: chosen.slice('sqlite:'.length) || join(config.DATA_DIR, 'logs.db') };
+  if (chosen?.startsWith('sqlite:')) {
+    const file = chosen.slice('sqlite:'.length) || 'logs.db';
+    return { kind: 'sqlite', path: isAbsolute(file) ? file : join(config.DATA_DIR, file) };
+  }
   if (chosen) return { kind: 'postgres', url: chosen };
   const events = eventStoreUrl(config);
   if (events && isPostgres(events)) {

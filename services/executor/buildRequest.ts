@@ -19,6 +19,11 @@ export interface RequestSpec {
   method: string;
   url: string;
   headers: Record<string, string>;
+  /**
+   * The headers that may follow a redirect to another origin: Tock's own, and Tock's default
+   * User-Agent. None of the job's (header lines, credentials, its User-Agent). Absent: none.
+   */
+  anyOriginHeaders?: Record<string, string>;
   body: string | null;
   timeoutMs: number;
   /**
@@ -156,13 +161,17 @@ export function buildRequest(job: RunJob, run: RunInfo, options: { userAgent: st
 
   // Ours, so a target can de-duplicate; a job's header must not be able to forge them.
   for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id', 'X-Tock-Attempt', SIGNATURE_HEADER]) headers.delete(name);
-  headers.set('X-Tock-Job-Id', String(job.id));
-  headers.set('X-Tock-Scheduled-Time', kw('__timestamp__'));
-  headers.set('X-Tock-Run-Id', headerSafe(run.runId));
-  if (run.attempt && run.attempt > 1) headers.set('X-Tock-Attempt', String(run.attempt));
+  const tocks: Record<string, string> = {
+    'X-Tock-Job-Id': String(job.id),
+    'X-Tock-Scheduled-Time': kw('__timestamp__'),
+    'X-Tock-Run-Id': headerSafe(run.runId),
+    ...(run.attempt && run.attempt > 1 ? { 'X-Tock-Attempt': String(run.attempt) } : {}),
+  };
+  for (const [name, value] of Object.entries(tocks)) headers.set(name, value);
+  const anyOriginHeaders = { 'User-Agent': headerSafe(options.userAgent), ...tocks };
 
   const seconds = Number(job.timeout);
   const timeoutMs = Math.round((Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_TIMEOUT_S) * 1000);
 
-  return { method, url, headers: headers.toRecord(), body, timeoutMs, signing: run.signing };
+  return { method, url, headers: headers.toRecord(), anyOriginHeaders, body, timeoutMs, signing: run.signing };
 }

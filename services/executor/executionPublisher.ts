@@ -1,6 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
+import type { Logger } from '../../shared/log.ts';
 import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import { executionSubject, retrySubject } from '../../shared/subjects/executor.ts';
 import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
@@ -17,8 +18,8 @@ type Execution = ReturnType<typeof executionOf>;
  * pass, the next attempt. It remembers the runs it called, so a run that comes back after the bus
  * lost its ack or its event is finished, never called twice.
  */
-export function createExecutionPublisher(options: { bus: Bus; clock: Clock; serverName: string }) {
-  const { bus, clock, serverName } = options;
+export function createExecutionPublisher(options: { bus: Bus; clock: Clock; log: Logger; serverName: string }) {
+  const { bus, clock, log, serverName } = options;
   const called = createCalledRuns();
   const encode = (run: DueRun, execution: Execution): EncodedExecution => {
     const message = create(ExecutionSchema, execution);
@@ -43,6 +44,8 @@ export function createExecutionPublisher(options: { bus: Bus; clock: Clock; serv
      * publish after a crash a no-op), and the event says one is coming.
      */
     async finishCall(run: DueRun, result: HttpResult) {
+      // The tenant's log entry says only that the target is not allowed; the operator's says what it resolved to.
+      if (result.refused) log.warn('job target refused by egress policy', { jobId: String(run.target!.jobId), accountId: String(run.target!.accountId), ...result.refused });
       const execution = executionOf(run, result, serverName);
       const attempt = attemptOf(run);
       if (execution.outcome === ExecutionOutcome.FAILED && attempt <= run.target!.retries && shouldRetry(result)) {

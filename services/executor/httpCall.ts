@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 import type { RequestSpec } from './buildRequest.ts';
-import { createEgressGuard, isEgressRefused, type EgressGuard } from '../../shared/egressGuard.ts';
+import { createEgressGuard, isEgressRefused, type EgressGuard, type EgressRefusedError } from '../../shared/egressGuard.ts';
 import { describeError, isConnectFailure } from './httpFailures.ts';
 import { OutputCapture } from './outputCapture.ts';
 import { redirectTarget } from './redirect.ts';
@@ -24,6 +24,11 @@ export interface HttpResult {
   transient: boolean;
   /** The final response's Retry-After header, when it had one. */
   retryAfter: string | null;
+  /**
+   * For the operator's log only: which address the egress policy refused and why. The run's
+   * `error` and `ip` (shown to the tenant) say only that the target is not allowed.
+   */
+  refused?: { host: string; ip: string; reason: string } | null;
 }
 
 export interface HttpCallerOptions {
@@ -35,6 +40,8 @@ export interface HttpCallerOptions {
   warmIdleMs?: number;
   /** Replaces dns.lookup, for tests only. */
   resolve?: Parameters<typeof createEgressGuard>[1];
+  /** Certificate authorities trusted instead of the system's, for tests only (a target's private CA). */
+  ca?: string[];
 }
 
 export interface HttpCaller {
@@ -51,7 +58,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
 
   // Hostnames are checked by the guard's lookup; an IP literal skips lookup in net.connect, so
   // it is checked here. Both run per connection, which covers every redirect hop as well.
-  const base = buildConnector({ lookup: guard.lookup, timeout: options.connectTimeoutMs ?? 10_000 });
+  const base = buildConnector({ lookup: guard.lookup, timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca ? { ca: options.ca } : {}) });
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.replace(/^\[(.*)\]$/, '$1');
     const refused = isIP(host) ? guard.refusal(host) : null;
@@ -72,6 +79,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
     redirects: number;
     retryable: boolean;
     transient: boolean;
+    refused?: EgressRefusedError;
   }
 
   /** Sends `spec` and follows its redirects, all within one timeout. */
@@ -92,8 +100,8 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
       const refused = isIP(literal) ? guard.refusal(literal) : null;
       if (refused) {
-        last = { status: 0, location: null, capture: new OutputCapture(), ip: literal, error: refused, connected: false, timedOut: false };
-        return fail(refused.message);
+        last = { status: 0, location: null, capture: new OutputCapture(), ip: '', error: refused, connected: false, timedOut: false };
+        return { ...fail(refused.message), refused };
       }
       if (closed) return fail('the executor is shutting down');
 
@@ -104,10 +112,13 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
         return fail(`timed out after ${first.timeoutMs / 1000} s${phase}`, false, true);
       }
       if (hop.error) {
-        if (isEgressRefused(hop.error)) hop.ip = hop.error.ip;
-        else if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
+        if (isEgressRefused(hop.error)) {
+          hop.ip = '';
+          return { ...fail(hop.error.message), refused: hop.error };
+        }
+        if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
         if (closed) return fail('the executor is shutting down');
-        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error), !isEgressRefused(hop.error));
+        return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error), true);
       }
       if (hop.location === null) return fail('');
       if (redirects >= maxRedirects) return fail(`too many redirects (more than ${maxRedirects})`);
@@ -155,6 +166,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       connectFailed: chain.retryable,
       transient: chain.transient,
       retryAfter: hop?.retryAfter ?? null,
+      refused: chain.refused ? { host: chain.refused.host, ip: chain.refused.ip, reason: chain.refused.reason } : null,
     };
   }
 

@@ -12,6 +12,7 @@ import { dashboardMiddleware } from './dashboard/serve.ts';
 import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
+import { publicAnswers } from './publicAnswers.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
 
 export interface GatewayOptions {
@@ -71,14 +72,19 @@ export function createGateway(options: GatewayOptions): Koa {
       ctx.body = { status: 'not ready', reason: 'jobs service unreachable' };
     }
   });
-  router.get('/metrics', async (ctx) => {
+  const open = publicAnswers(options.rateLimit, now, (ctx, error) => {
+    ctx.status = error.httpStatus;
+    ctx.set('Retry-After', String(error.retryAfter));
+    ctx.body = envelopeError(error);
+  });
+  router.get('/metrics', open, async (ctx) => {
     const { contentType, body } = await metrics();
     ctx.type = contentType;
     ctx.body = body;
   });
 
   const openApi = JSON.stringify(openApiDocument());
-  router.get('/api/v1/openapi.json', (ctx) => {
+  router.get('/api/v1/openapi.json', open, (ctx) => {
     ctx.type = 'application/json';
     ctx.body = openApi;
   });
@@ -136,7 +142,13 @@ export function createGateway(options: GatewayOptions): Koa {
       ctx.body = envelopeError(appError);
     }
   });
-  if (options.dashboard) app.use(dashboardMiddleware());
+  if (options.dashboard) {
+    const dashboard = dashboardMiddleware();
+    app.use(async (ctx, next) => {
+      if (ctx.path === '/' || ctx.path.startsWith('/dashboard')) await open(ctx, async () => void (await dashboard(ctx, next)));
+      else await next();
+    });
+  }
   app.use(router.routes());
   app.use(async (ctx) => {
     if (ctx.body === undefined) {

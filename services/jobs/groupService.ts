@@ -1,10 +1,14 @@
 import { AppError } from '../../shared/errors.ts';
 import type { Commands } from './commands.ts';
 import { groupDecider, type Group, type GroupCommand } from './group.ts';
+import type { JobSlots } from './jobSlots.ts';
 import type { JobEntry, JobsView } from './jobsView.ts';
 
-/** Groups (docs/api.md (Cron jobs), FC's group functions). `account` checks the caller; `fresh` reads a job, deleted or not. */
-export function createGroupService(view: JobsView, commands: Commands, account: (id: number) => unknown, fresh: (id: number, accountId: number) => JobEntry) {
+/**
+ * Groups (docs/api.md (Cron jobs), FC's group functions). `account` checks the caller; `fresh` reads a job, deleted or not;
+ * the jobs a group's deletion deletes give their `slots` back.
+ */
+export function createGroupService(view: JobsView, commands: Commands, account: (id: number) => unknown, fresh: (id: number, accountId: number) => JobEntry, slots: Pick<JobSlots, 'release'>) {
   const command = async (c: GroupCommand): Promise<Group> => {
     const result = await commands.group(c);
     await view.waitFor(result.position);
@@ -43,11 +47,11 @@ export function createGroupService(view: JobsView, commands: Commands, account: 
     async deleteGroup(accountId: number, id: number, mode: 'ungroup' | 'vanish' | 'empty'): Promise<JobEntry[]> {
       const group = getGroup(accountId, id);
       const members = view.jobsOf(accountId, (e) => e.job.settings.group === group.id);
-      const positions = await Promise.all(
-        members.map(async ({ job }) =>
-          (await commands.job(mode === 'ungroup' ? { type: 'EditJob', id: job.id, accountId, input: { group: 0 } } : { type: 'DeleteJob', id: job.id, accountId })).position,
-        ),
+      const results = await Promise.all(
+        members.map(({ job }) => commands.job(mode === 'ungroup' ? { type: 'EditJob', id: job.id, accountId, input: { group: 0 } } : { type: 'DeleteJob', id: job.id, accountId })),
       );
+      if (mode !== 'ungroup') await slots.release(accountId, results.filter((r) => r.events.length > 0).length);
+      const positions = results.map((r) => r.position);
       if (mode !== 'empty') positions.push((await commands.group({ type: 'DeleteGroup', id, accountId })).position);
       await commands.settle(positions);
       return members.map(({ job }) => fresh(job.id, accountId));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
-import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
+import { SECRET_SETTINGS, compileSchedule, defaultSettings, evolveJob, resolveSettings, type CronJob, type JobEvent, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
 import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
@@ -10,9 +10,10 @@ import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
+import { createJobSlots } from './jobSlots.ts';
 import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
-import type { JobEntry, JobsView } from './jobsView.ts';
+import { jobPoints, type JobEntry, type JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
 export const MAX_PAGE = 1000;
@@ -59,6 +60,7 @@ async function storeFailure<T>(fn: () => Promise<T>, keyed: boolean): Promise<T>
 /** The jobs service's use cases, in domain terms. The gRPC edge only translates to and from proto. */
 export function createJobsService(store: EventStore, view: JobsView, clock: Clock) {
   const commands = createCommands(store, view, clock);
+  const slots = createJobSlots(store, () => clock.now());
   const { now, ids, settle } = commands;
   const runJobCommand = commands.job;
   const accounts = createAccountService(store, view, commands);
@@ -89,7 +91,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
   return {
     ...accounts,
-    ...createGroupService(view, commands, account, fresh),
+    ...createGroupService(view, commands, account, fresh, slots),
 
     /**
      * Creates a batch of jobs. With an idempotency key the batch is recorded first (batchRecord.ts)
@@ -109,7 +111,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         record = await storeFailure(() => readBatch(store, stream!), true);
         if (record) sameBatch(record, hash);
       }
-      // Counted when the batch is first sent; a retry only completes what was accepted then.
+      // A quick refusal from the view; the reservation below is what holds under concurrency.
       if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
@@ -130,32 +132,37 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       return storeFailure(async () => {
         let retry = record !== null;
         if (!record) {
+          // Counted when the batch is first sent; a retry only completes what was accepted then.
+          await slots.reserve(accountId, inputs.length, owner.jobLimit, () => view.countJobs(accountId));
           const allocated = await ids.allocate('cronjob', inputs.length);
           record = stream ? await recordBatch(store, stream, { ids: allocated, hash }, now()) : { ids: allocated, hash };
-          // A concurrent request with the same key recorded first: complete its batch.
+          // A concurrent request with the same key recorded first: complete its batch, with its slots.
           retry = record.ids !== allocated;
+          if (retry) await slots.release(accountId, inputs.length);
           sameBatch(record, hash);
         }
         const jobIds = record.ids;
+        // The answer is each job as this batch created it, so a replay answers what the first call
+        // did, whatever happened to the jobs since (edited, deleted).
+        const created: CronJob[] = [];
         const write = async (id: number, i: number) => {
           // On a retry, what the first attempt already wrote is read back, not written again.
           const written = retry ? await store.readStream(`cronjob-${id}`) : [];
           let position: bigint | null = null;
-          let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
-          if (!written.length) {
+          if (written.length) created[i] = evolveJob(null, written[0] as unknown as JobEvent)!;
+          else {
             const input = inputs[i];
             if (!input) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
-            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
-            position = created.position;
-            method = created.state!.settings.httpMethod;
+            const result = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
+            position = result.position;
+            created[i] = result.state!;
           }
           const order = runs[i];
-          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
+          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, created[i].settings.httpMethod))).position;
           return position;
         };
         await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
-        if (retry) await view.catchUp(store, 'cronjob');
-        return jobIds.map((id) => fresh(id, accountId));
+        return created.map((job) => ({ job, points: jobPoints(job) }));
       }, idempotencyKey !== null);
     },
 
@@ -219,8 +226,10 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         return { type: 'PauseJob', id, accountId, until: pauseUntil(job.settings.timezone) };
       });
       for (const c of toRun) decideJob(c, view.job(accountId, c.id)!.job, now());
-      const positions = await Promise.all(toRun.map(async (c) => (await runJobCommand(c)).position));
-      await settle(positions);
+      const results = await Promise.all(toRun.map((c) => runJobCommand(c)));
+      // Only the deletions this call made give their slots back (a concurrent one of the same job changed nothing).
+      if (action === 'delete') await slots.release(accountId, results.filter((r) => r.events.length > 0).length);
+      await settle(results.map((r) => r.position));
       return entries.map(({ job }) => fresh(job.id, job.accountId));
     },
 

@@ -126,7 +126,7 @@ export class JobsView {
       this.jobsByAccount.set(job.accountId, list);
     }
     const scheduleChanged = !before || event.type === 'JobEdited';
-    const points = scheduleChanged ? safePoints(job) : before.points;
+    const points = scheduleChanged ? jobPoints(job) : before.points;
     this.jobs.set(id, { job, points });
   }
 
@@ -196,7 +196,8 @@ export class JobsView {
   }
 }
 
-function safePoints(job: CronJob): number {
+/** What a job's schedule costs per day (its `points`). */
+export function jobPoints(job: CronJob): number {
   try {
     return pointsPerDay(compileSchedule(job.settings, job.id));
   } catch {

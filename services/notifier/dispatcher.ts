@@ -122,7 +122,7 @@ export function createDispatcher(options: DispatcherOptions) {
     options.onAttempt?.(channel.type, outcome.ok ? 'delivered' : 'failed');
     const fields = { notification: id, channel: channel.id, type: channel.type, attempt };
     if (outcome.ok) log.info('notification delivered', fields);
-    else log.warn('notification delivery failed', { ...fields, error: outcome.error, retryAt });
+    else log.warn('notification delivery failed', { ...fields, error: outcome.error, ...(outcome.detail ? { detail: outcome.detail } : {}), retryAt });
     if (health.events.some((e) => e.type === 'ChannelDisabled')) log.warn('channel disabled after repeated failures', { channel: channel.id, error: outcome.error });
     await view.waitFor(health.position ?? recorded.position);
   }

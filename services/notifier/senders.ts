@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import { Agent, request } from 'undici';
-import { createEgressGuard, isEgressRefused } from '../../shared/egressGuard.ts';
+import { createEgressGuard, isEgressRefused, type EgressRefusedError } from '../../shared/egressGuard.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import { emailMessage, httpMessage, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
 import { openChannel } from '../../shared/notify/channelSecrets.ts';
@@ -22,6 +22,8 @@ export interface SendOutcome {
   error: string;
   /** The receiver's Retry-After, ms. */
   retryAfterMs: number | null;
+  /** For the operator's log only (what an address the egress policy refused resolved to); never shown to the account. */
+  detail?: string;
 }
 
 export interface Senders {
@@ -47,6 +49,15 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   const at = Date.parse(text);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
+
+// The account sees only that its channel's target is not allowed: neither the host (part of the
+// channel's sealed address) nor what it resolved to.
+const refusedOutcome = (error: EgressRefusedError): SendOutcome => ({
+  ok: false,
+  error: "refused by egress policy: the channel's address is not an allowed target",
+  retryAfterMs: null,
+  detail: error.detail,
+});
 
 /**
  * Sends one channel's message: email over the operator's SMTP server (nodemailer), everything
@@ -88,7 +99,7 @@ export function createSenders(options: SendersOptions): Senders {
     const message = httpMessage(channel.type, triggers, channel.address, channel.secret, ctx);
     const host = new URL(message.url).hostname.replace(/^\[|\]$/g, '');
     const refused = isIP(host) ? guard.refusal(host) : null;
-    if (refused) return { ok: false, error: refused.message, retryAfterMs: null };
+    if (refused) return refusedOutcome(refused);
     try {
       const response = await request(message.url, { method: 'POST', headers: { 'user-agent': 'Tock-Notifier/1.0', ...message.headers }, body: message.body, dispatcher: agent });
       const text = await response.body.text().catch(() => '');
@@ -96,7 +107,7 @@ export function createSenders(options: SendersOptions): Senders {
       const detail = text.replace(/\s+/g, ' ').trim().slice(0, 200);
       return { ok: false, error: `HTTP ${response.statusCode}${detail ? `: ${detail}` : ''}`, retryAfterMs: parseRetryAfter(response.headers['retry-after'], ctx.now) };
     } catch (error) {
-      if (isEgressRefused(error)) return { ok: false, error: (error as Error).message, retryAfterMs: null };
+      if (isEgressRefused(error)) return refusedOutcome(error);
       const e = error as { code?: string; message?: string };
       return { ok: false, error: `${e.code ?? 'error'}: ${(e.message ?? String(error)).slice(0, 200)}`, retryAfterMs: null };
     }

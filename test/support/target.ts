@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
@@ -9,10 +10,16 @@ export interface Received {
   at: number;
 }
 
-/** A real HTTP target on loopback that records every request; `respond` decides the answer. */
-export async function startTarget(respond: (req: Received) => { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> } = () => ({})) {
+/**
+ * A real HTTP target on loopback that records every request; `respond` decides the answer. With
+ * `tls` (a key and certificate in PEM, e.g. from test/support/certs.ts) it serves https.
+ */
+export async function startTarget(
+  respond: (req: Received) => { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> } = () => ({}),
+  options: { tls?: { key: string | Buffer; cert: string | Buffer } } = {},
+) {
   const received: Received[] = [];
-  const server: Server = createServer((req, res) => void reply(req, res));
+  const server: Server = options.tls ? createTlsServer(options.tls, (req, res) => void reply(req, res)) : createServer((req, res) => void reply(req, res));
   // Hoisted below: a test target that fails to answer shows up as the test's own timeout.
   async function reply(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
@@ -29,7 +36,7 @@ export async function startTarget(respond: (req: Received) => { status?: number;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     received,
     close: () =>
       new Promise<void>((resolve) => {

@@ -82,6 +82,10 @@ describe('config', () => {
       expect(choice({ EVENTSTORE_URL: 'postgres://db/tock?schema=blue' })).to.deep.equal({ kind: 'postgres', url: 'postgres://db/tock?schema=blue_logs' });
       expect(choice({ EVENTSTORE_URL: 'postgres://db/tock', LOGS_DB_URL: 'sqlite:' })).to.deep.equal({ kind: 'sqlite', path: '/d/logs.db' });
       expect(choice({ LOGS_DB_URL: 'sqlite:/var/logs.db' })).to.deep.equal({ kind: 'sqlite', path: '/var/logs.db' });
+      // A relative file is under DATA_DIR, wherever the process was started.
+      expect(choice({ LOGS_DB_URL: 'sqlite:logs/read.db' })).to.deep.equal({ kind: 'sqlite', path: '/d/logs/read.db' });
+      expect(choice({ LOGS_DB_URL: 'sqlite:./read.db' })).to.deep.equal({ kind: 'sqlite', path: '/d/read.db' });
+      expect(logsStoreChoice(loadConfig({ DATA_DIR: 'rel/data', LOGS_DB_URL: 'sqlite:read.db' }))).to.deep.equal({ kind: 'sqlite', path: 'rel/data/read.db' });
       expect(choice({ LOGS_DB_URL: 'postgres://other/logs' })).to.deep.equal({ kind: 'postgres', url: 'postgres://other/logs' });
     });
 

@@ -39,6 +39,23 @@ inBothModes('cron_delete, the batch functions and the audit history with valid i
       for (const job of jobs) expect(await ok(api.call('cron_get', { id: job.id }))).to.deep.equal(job);
     });
 
+    it('replayed with its idempotency key, answers the records the first call answered, though a job was since deleted and another edited', async () => {
+      const data = ['r1', 'r2', 'r3'].map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY }));
+      const headers = { 'x-idempotency-key': `replay-${Date.now()}` };
+      const first = await ok<any[]>(api.call('cron_batch_add', { data }, { headers }));
+      await ok(api.call('cron_delete', { id: first[1].id }));
+      await ok(api.call('cron_edit', { id: first[2].id, name: 'renamed' }));
+      const replay = await ok<any[]>(api.call('cron_batch_add', { data }, { headers }));
+      // nextRun is the planner's live answer, as in every read (none for a deleted job); the rest is the first answer.
+      const withoutNextRun = (jobs: any[]) => jobs.map(({ nextRun: _, ...job }) => job);
+      expect(withoutNextRun(replay)).to.deep.equal(withoutNextRun(first));
+      expect(replay[0].nextRun).to.equal(first[0].nextRun);
+      expect(replay[1].id).to.be.a('number');
+      // Nothing was written again: the deleted job stays deleted, the edit stays.
+      await fails(api.call('cron_get', { id: first[1].id }), 5);
+      expect((await ok(api.call('cron_get', { id: first[2].id }))).name).to.equal('renamed');
+    });
+
     it('is atomic: one bad element fails the batch, names it, and adds nothing', async () => {
       const own = await target().newAccount();
       const data = [{ url: 'https://example.com/1' }, { url: 'https://example.com/2' }, { url: 'https://example.com/3', timeout: 1 }];

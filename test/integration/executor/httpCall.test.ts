@@ -255,7 +255,8 @@ describe('httpCall against real local servers', () => {
       for (const target of ['http://169.254.169.254/latest/meta-data/', 'http://[::1]:9/', 'http://10.0.0.1/']) {
         const s = await serve(redirector(() => target));
         const result = await caller.call(spec(`${s.base}/r302`));
-        expect(result.error, target).to.match(/^refused by egress policy: \S+ is a (cloud metadata|loopback|private) address$/);
+        expect(result.error, target).to.equal(`refused by egress policy: ${new URL(target).hostname.replace(/^\[(.*)\]$/, '$1')} is not an allowed target`);
+        expect(result.refused?.reason).to.match(/^(cloud metadata|loopback|private)$/);
         expect(result.httpStatus).to.equal(0);
         expect(result.connectFailed).to.equal(false);
       }
@@ -393,8 +394,9 @@ describe('httpCall against real local servers', () => {
       const s = await serve(echo);
       try {
         const result = await strict.call(spec(s.base));
-        expect(result.error).to.equal('refused by egress policy: 127.0.0.1 is a loopback address');
-        expect(result).to.include({ httpStatus: 0, ip: '127.0.0.1', connectFailed: false, downloaded: 0 });
+        expect(result.error).to.equal('refused by egress policy: 127.0.0.1 is not an allowed target');
+        expect(result).to.include({ httpStatus: 0, ip: '', connectFailed: false, downloaded: 0 });
+        expect(result.refused).to.deep.equal({ host: '127.0.0.1', ip: '127.0.0.1', reason: 'loopback' });
         expect(s.connections).to.equal(0);
       } finally {
         await strict.close();
@@ -406,7 +408,11 @@ describe('httpCall against real local servers', () => {
       const s = await serve(echo);
       try {
         const result = await strict.call(spec(`http://localhost:${s.port}/`));
-        expect(result.error).to.match(/^refused by egress policy: (127\.0\.0\.1|::1) is a loopback address$/);
+        // The tenant learns nothing of how the name resolves: neither the address nor why it is refused.
+        expect(result.error).to.equal('refused by egress policy: localhost is not an allowed target');
+        expect(result.ip).to.equal('');
+        expect(result.refused).to.deep.include({ host: 'localhost', reason: 'loopback' });
+        expect(result.refused!.ip).to.match(/^(127\.0\.0\.1|::1)$/);
         expect(result.connectFailed).to.equal(false);
         expect(s.connections).to.equal(0);
       } finally {
@@ -418,7 +424,8 @@ describe('httpCall against real local servers', () => {
       const strict = createHttpCaller({ allowNetworks: [], connectRetryDelayMs: 20 });
       try {
         const result = await strict.call(spec('http://[::ffff:127.0.0.1]:9/'));
-        expect(result.error).to.equal('refused by egress policy: ::ffff:7f00:1 is a loopback address');
+        expect(result.error).to.equal('refused by egress policy: ::ffff:7f00:1 is not an allowed target');
+        expect(result.refused).to.deep.equal({ host: '::ffff:7f00:1', ip: '::ffff:7f00:1', reason: 'loopback' });
       } finally {
         await strict.close();
       }

@@ -62,6 +62,22 @@ describe('buildRequest', () => {
     expect(header(spec.headers, 'X-Tock-Run-Id')).to.equal('abc-123');
   });
 
+  it('lists for another origin only Tock\'s own headers and its default User-Agent, none of the job\'s', () => {
+    const spec = build(
+      { httpMethod: 'POST', postData: '{"a":1}', httpHeaders: 'X-Api-Key: k\r\nX-Tock-Run-Id: forged', username: 'u', password: 'p', userAgent: 'mine/1' },
+      { runId: 'abc', attempt: 2 },
+    );
+    expect(spec.anyOriginHeaders).to.deep.equal({
+      'User-Agent': UA,
+      'X-Tock-Job-Id': '42',
+      'X-Tock-Scheduled-Time': '1700000000',
+      'X-Tock-Run-Id': 'abc',
+      'X-Tock-Attempt': '2',
+    });
+    expect(header(spec.headers, 'User-Agent')).to.equal('mine/1');
+    expect(header(spec.headers, 'X-Api-Key')).to.equal('k');
+  });
+
   describe('headers', () => {
     it('reads CRLF and bare LF lines, trimming values', () => {
       const spec = build({ httpHeaders: 'X-One: 1\r\nX-Two:two  \nX-Three:  a: b' });

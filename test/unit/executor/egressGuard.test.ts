@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { LookupAddress } from 'node:dns';
-import { createEgressGuard, isEgressRefused, parseCidr, parseIp } from '../../../shared/egressGuard.ts';
+import { createEgressGuard, isEgressRefused, parseCidr, parseIp, type EgressRefusedError } from '../../../shared/egressGuard.ts';
 
 describe('egress guard', () => {
   const guard = createEgressGuard([]);
@@ -48,7 +48,8 @@ describe('egress guard', () => {
   for (const [ip, reason] of refused) {
     it(`refuses ${ip} as ${reason}`, () => {
       expect(guard.isAllowed(ip)).to.equal(false);
-      expect(guard.refusal(ip)?.message).to.equal(`refused by egress policy: ${ip} is a ${reason} address`);
+      expect(guard.refusal(ip)?.message).to.equal(`refused by egress policy: ${ip} is not an allowed target`);
+      expect(guard.refusal(ip)?.detail).to.equal(`${ip} is a ${reason} address`);
     });
   }
 
@@ -125,12 +126,14 @@ describe('egress guard', () => {
       expect(all.address).to.deep.equal([{ address: '93.184.216.34', family: 4 }]);
     });
 
-    it('answers an EgressRefusedError when every address is refused', async () => {
+    it('answers an EgressRefusedError when every address is refused, naming the address only in its detail', async () => {
       const { err } = await lookupOf(g, 'rebind.test', { all: true });
       expect(isEgressRefused(err)).to.equal(true);
-      expect(err?.message).to.equal('refused by egress policy: 127.0.0.1 is a loopback address');
+      expect(err?.message).to.equal('refused by egress policy: rebind.test is not an allowed target');
+      expect((err as EgressRefusedError).detail).to.equal('rebind.test resolved to 127.0.0.1, a loopback address');
       const mapped = await lookupOf(g, 'mapped.test', {});
-      expect(mapped.err?.message).to.equal('refused by egress policy: ::ffff:169.254.169.254 is a cloud metadata address');
+      expect(mapped.err?.message).to.equal('refused by egress policy: mapped.test is not an allowed target');
+      expect((mapped.err as EgressRefusedError).detail).to.equal('mapped.test resolved to ::ffff:169.254.169.254, a cloud metadata address');
     });
 
     it('filters refused addresses out of a mixed answer', async () => {
