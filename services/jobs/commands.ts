@@ -3,8 +3,8 @@ import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { accountDecider, type AccountCommand } from './account.ts';
 import { jobDecider, type JobCommand } from './decide.ts';
 import { groupDecider, type GroupCommand } from './group.ts';
-import { handleCommand, type Decider, type Handled } from './handleCommand.ts';
-import { createIdAllocator } from './ids.ts';
+import { handleCommand, type Decider, type Handled } from '../../shared/eventStore/handleCommand.ts';
+import { createIdAllocator } from '../../shared/eventStore/ids.ts';
 import type { JobsView } from './jobsView.ts';
 
 // Across processes the optimistic retry in handleCommand is what keeps updates; it gets room for

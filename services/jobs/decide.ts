@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.ts';
 import { STATUS, defaultSettings, evolveJob, initialJobState, resolveSettings, type CronJob, type JobEvent, type JobState, type SettingsInput } from '../../shared/job/index.ts';
-import type { Decider } from './handleCommand.ts';
+import type { Decider } from '../../shared/eventStore/handleCommand.ts';
 
 /** What can be asked of one cron job. `accountId` is who asks: another account's job is "not found". */
 export type JobCommand =

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { groupDecider, type GroupEvent } from '../../../services/jobs/group.ts';
-import { handleCommand } from '../../../services/jobs/handleCommand.ts';
+import { handleCommand } from '../../../shared/eventStore/handleCommand.ts';
 import { AppError } from '../../../shared/errors.ts';
 import type { EventStore } from '../../../shared/eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
