@@ -1,9 +1,10 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { jobDecider, type JobCommand } from '../../shared/job/index.ts';
 import { accountDecider, type AccountCommand } from './account.ts';
-import { jobDecider, type JobCommand } from './decide.ts';
 import { groupDecider, type GroupCommand } from './group.ts';
-import { handleCommand, type Decider, type Handled } from '../../shared/eventStore/handleCommand.ts';
+import type { Decider, DomainEvent } from '../../shared/decider.ts';
+import { handleCommand, type Handled } from '../../shared/eventStore/handleCommand.ts';
 import { createIdAllocator } from '../../shared/eventStore/ids.ts';
 import type { JobsView } from './jobsView.ts';
 
@@ -33,8 +34,8 @@ export function createCommands(store: EventStore, view: JobsView, clock: Clock) 
     return run;
   };
 
-  const run = <C, S, E extends { type: string; data: object }>(stream: string, decider: Decider<C, S, E>, command: C, metadata: Record<string, unknown>): Promise<Handled<S, E>> =>
-    serialized(stream, () => handleCommand(store, stream, decider, command, now, metadata, MAX_ATTEMPTS));
+  const run = <C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, metadata: Record<string, unknown>): Promise<Handled<S, E>> =>
+    serialized(stream, () => handleCommand(store, { stream, decider, command, now, metadata, maxAttempts: MAX_ATTEMPTS }));
 
   return {
     now,

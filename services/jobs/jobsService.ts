@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
-import { SECRET_SETTINGS, compileSchedule, defaultSettings, resolveSettings, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
+import { SECRET_SETTINGS, compileSchedule, decideJob, defaultSettings, resolveSettings, type JobCommand, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
 import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
@@ -10,7 +10,6 @@ import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
-import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
 import type { JobEntry, JobsView } from './jobsView.ts';
 

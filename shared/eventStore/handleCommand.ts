@@ -1,17 +1,6 @@
+import type { Decider, DomainEvent } from '../decider.ts';
 import { AppError } from '../errors.ts';
 import { WrongExpectedRevisionError, type EventStore } from './eventStore.ts';
-
-export interface DomainEvent {
-  type: string;
-  data: object;
-}
-
-/** The decider pattern: decide is pure, evolve folds, the handler alone touches the store. */
-export interface Decider<C, S, E extends DomainEvent> {
-  initialState(): S;
-  evolve(state: S, event: E): S;
-  decide(command: C, state: S, now: number): E[];
-}
 
 export interface Handled<S, E> {
   state: S;
@@ -20,21 +9,27 @@ export interface Handled<S, E> {
   position: bigint | null;
 }
 
+export interface CommandOptions<C, S, E extends DomainEvent> {
+  /** The aggregate's stream, e.g. `cronjob-7`. */
+  stream: string;
+  decider: Decider<C, S, E>;
+  command: C;
+  /** The decision instant, asked for each attempt. */
+  now: () => number;
+  /** Stored with every appended event (who asked, for the audit trail). */
+  metadata?: Record<string, unknown>;
+  /** Decisions on a fresh state before a lasting revision conflict becomes CONFLICT. */
+  maxAttempts?: number;
+}
+
 /**
  * Loads the stream, decides, appends with the revision it read. Another writer in between makes
  * the append fail; the command is then decided again on the fresh state, so no update is lost.
  */
-export async function handleCommand<C, S, E extends DomainEvent>(
-  store: EventStore,
-  stream: string,
-  decider: Decider<C, S, E>,
-  command: C,
-  now: () => number,
-  metadata: Record<string, unknown> = {},
-  maxAttempts = 8,
-): Promise<Handled<S, E>> {
+export async function handleCommand<C, S, E extends DomainEvent>(store: EventStore, options: CommandOptions<C, S, E>): Promise<Handled<S, E>> {
+  const { stream, decider, command, now, metadata = {}, maxAttempts = 8 } = options;
   for (let attempt = 1; ; attempt++) {
-    const recorded = await store.readStream(stream);
+    const recorded = await store.readStream<E['data']>(stream);
     const state = recorded.reduce((s, e) => decider.evolve(s, { type: e.type, data: e.data } as E), decider.initialState());
     const events = decider.decide(command, state, now());
     if (events.length === 0) return { state, events, position: null };

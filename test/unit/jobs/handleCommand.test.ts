@@ -42,7 +42,7 @@ describe('handleCommand (the only code that touches the store for a decider)', (
   const now = () => NOW;
 
   it('appends the decided events with the metadata, and answers the new state and position', async () => {
-    const handled = await handleCommand(store, STREAM, groupDecider, rename('weekly'), now, { accountId: 1 });
+    const handled = await handleCommand(store, { stream: STREAM, decider: groupDecider, command: rename('weekly'), now, metadata: { accountId: 1 } });
     expect(handled.events).to.deep.equal([{ type: 'GroupEdited', data: { name: 'weekly', priority: undefined, at: NOW } }]);
     expect(handled.state).to.include({ name: 'weekly' });
     const stored = await store.readStream(STREAM);
@@ -54,7 +54,7 @@ describe('handleCommand (the only code that touches the store for a decider)', (
   });
 
   it('a command that changes nothing appends nothing (position null)', async () => {
-    const handled = await handleCommand(store, STREAM, groupDecider, rename('nightly'), now);
+    const handled = await handleCommand(store, { stream: STREAM, decider: groupDecider, command: rename('nightly'), now });
     expect(handled).to.deep.include({ events: [], position: null });
     expect(await store.readStream(STREAM)).to.have.length(1);
   });
@@ -62,7 +62,7 @@ describe('handleCommand (the only code that touches the store for a decider)', (
   it('a revision conflict is retried: the command is decided again on the state the other writer left', async () => {
     // The rival renames the group to what the command asks: decided again, the command has nothing left to do.
     const { store: racing, seen } = withCompetingWriter(store, 1, () => ({ type: 'GroupEdited', data: { name: 'weekly', at: 2 } }));
-    const handled = await handleCommand(racing, STREAM, groupDecider, rename('weekly'), now);
+    const handled = await handleCommand(racing, { stream: STREAM, decider: groupDecider, command: rename('weekly'), now });
     expect(seen.appends).to.equal(1);
     expect(handled).to.deep.include({ events: [], position: null });
     expect((await store.readStream(STREAM)).map((e) => e.data.name)).to.deep.equal(['nightly', 'weekly']);
@@ -70,7 +70,7 @@ describe('handleCommand (the only code that touches the store for a decider)', (
 
   it('after a conflict the retry appends on top of the other writer, nothing lost', async () => {
     const { store: racing, seen } = withCompetingWriter(store, 2, (n) => ({ type: 'GroupEdited', data: { priority: n, at: 2 } }));
-    const handled = await handleCommand(racing, STREAM, groupDecider, rename('weekly'), now);
+    const handled = await handleCommand(racing, { stream: STREAM, decider: groupDecider, command: rename('weekly'), now });
     expect(seen.appends).to.equal(3);
     expect(handled.state).to.include({ name: 'weekly', priority: 2 });
     expect((await store.readStream(STREAM)).map((e) => e.type)).to.deep.equal(['GroupCreated', 'GroupEdited', 'GroupEdited', 'GroupEdited']);
@@ -78,7 +78,7 @@ describe('handleCommand (the only code that touches the store for a decider)', (
 
   it('conflicts on every attempt: CONFLICT after maxAttempts, and the command is not applied', async () => {
     const { store: racing, seen } = withCompetingWriter(store, Infinity, (n) => ({ type: 'GroupEdited', data: { priority: n, at: 2 } }));
-    const error = await handleCommand(racing, STREAM, groupDecider, rename('weekly'), now, {}, 4).then(() => null, (e: unknown) => e);
+    const error = await handleCommand(racing, { stream: STREAM, decider: groupDecider, command: rename('weekly'), now, maxAttempts: 4 }).then(() => null, (e: unknown) => e);
     expect(error).to.be.instanceOf(AppError);
     expect(error).to.include({ kind: 'CONFLICT', message: 'group-3 is being changed by others right now; try again' });
     expect(seen.appends).to.equal(4);
@@ -92,13 +92,13 @@ describe('handleCommand (the only code that touches the store for a decider)', (
       appends++;
       throw new AppError('UNAVAILABLE', 'event store (sqlite): database is locked');
     };
-    const error = await handleCommand(broken, STREAM, groupDecider, rename('weekly'), now).then(() => null, (e: unknown) => e);
+    const error = await handleCommand(broken, { stream: STREAM, decider: groupDecider, command: rename('weekly'), now }).then(() => null, (e: unknown) => e);
     expect(error).to.include({ kind: 'UNAVAILABLE' });
     expect(appends).to.equal(1);
   });
 
   it("a decider's refusal is answered as is, with nothing appended", async () => {
-    const error = await handleCommand(store, STREAM, groupDecider, { type: 'EditGroup', id: 3, accountId: 2, name: 'x' }, now).then(() => null, (e: unknown) => e);
+    const error = await handleCommand(store, { stream: STREAM, decider: groupDecider, command: { type: 'EditGroup', id: 3, accountId: 2, name: 'x' }, now }).then(() => null, (e: unknown) => e);
     expect(error).to.include({ kind: 'NOT_FOUND' });
     expect(await store.readStream(STREAM)).to.have.length(1);
   });
