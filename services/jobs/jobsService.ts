@@ -2,7 +2,21 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
-import { SECRET_SETTINGS, compileSchedule, decideJob, defaultSettings, resolveSettings, type JobCommand, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
+import { decideOn, type Decided } from '../../shared/eventStore/handleCommand.ts';
+import {
+  SECRET_SETTINGS,
+  compileSchedule,
+  decideJob,
+  defaultSettings,
+  evolveJob,
+  jobDecider,
+  resolveSettings,
+  type JobCommand,
+  type JobEvent,
+  type JobSettings,
+  type JobState,
+  type SettingsInput,
+} from '../../shared/job/index.ts';
 import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
@@ -25,6 +39,9 @@ export interface RunOrder {
 }
 
 export type JobAction = 'enable' | 'disable' | 'pause' | 'delete';
+
+type JobCreated = Extract<JobEvent, { type: 'JobCreated' }>;
+type DecidedCommand = { command: JobCommand; decided: Decided<JobState, JobEvent> };
 
 /** Prefixes an AppError's message with where in a batch it happened (`data[3].url: ...`). */
 async function at<T>(where: string | null, fn: () => T | Promise<T>): Promise<T> {
@@ -116,14 +133,19 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       // A batch of costly schedules is validated and written in slices: other requests get turns,
       // the first one right away (decoding and hashing the batch took this turn already).
       const slice = timeSlicer({ yieldFirst: true });
-      // Validate every element before writing anything: a batch that fails validation changes nothing.
+      // Decide every element before writing anything: a batch that fails validation changes nothing.
+      // A new job's settings do not depend on its id, so each is decided once, here, before ids
+      // are taken (a refused batch takes none), and recorded under the id it gets.
+      const created: JobCreated[] = [];
       for (const [i, input] of inputs.entries()) {
         await slice();
         await at(prefix(i), () => {
           checkGroup(accountId, input);
           const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
+          if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
+          created[i] = event;
           const order = runs[i];
-          if (order) runOrderCommand(accountId, 0, order, event?.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
+          if (order) runOrderCommand(accountId, 0, order, event.data.settings.httpMethod);
         });
       }
       return storeFailure(async () => {
@@ -143,10 +165,12 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
           if (!written.length) {
             const input = inputs[i];
-            if (!input) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
-            const created = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
-            position = created.position;
-            method = created.state!.settings.httpMethod;
+            const decided = created[i];
+            if (!input || !decided) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
+            const event: JobCreated = { type: 'JobCreated', data: { ...decided.data, id } };
+            const handled = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone }, { state: null, revision: 'no_stream', events: [event] });
+            position = handled.position;
+            method = handled.state!.settings.httpMethod;
           }
           const order = runs[i];
           if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
@@ -172,21 +196,26 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       // Validate everything against every job before writing anything: a failed edit changes nothing.
       if (entries.length === 0) resolveSettings({ ...defaultSettings(owner.timezone), url: 'http://example.com/' }, input, 0);
       const slice = timeSlicer();
+      const decisions: DecidedCommand[][] = [];
       for (const entry of entries) {
         await slice();
-        const [edited] = decideJob({ type: 'EditJob', id: entry.job.id, accountId, input }, entry.job, now());
-        if (!run) continue;
-        const method = edited?.type === 'JobEdited' ? (edited.data.changes.httpMethod ?? entry.job.settings.httpMethod) : entry.job.settings.httpMethod;
-        // The run is decided too: a disabled job refuses it (6) before the edit is stored.
-        decideJob(runOrderCommand(accountId, entry.job.id, run, method), entry.job, now());
+        const edit: JobCommand = { type: 'EditJob', id: entry.job.id, accountId, input };
+        const edited = decideOn(jobDecider, edit, entry.job, entry.revision, now());
+        const steps: DecidedCommand[] = [{ command: edit, decided: edited }];
+        if (run) {
+          // The run is decided too, on the edited job: a disabled job refuses it (6) before the edit is stored.
+          const after = edited.events.reduce(evolveJob, entry.job)!;
+          const order = runOrderCommand(accountId, entry.job.id, run, after.settings.httpMethod);
+          steps.push({ command: order, decided: decideOn(jobDecider, order, after, entry.revision + edited.events.length, now()) });
+        }
+        decisions.push(steps);
       }
       const positions = await slicedAll(
         entries.length,
         async (i) => {
-          const { job } = entries[i]!;
-          const edited = await runJobCommand({ type: 'EditJob', id: job.id, accountId, input });
-          if (!run) return edited.position;
-          return (await runJobCommand(runOrderCommand(accountId, job.id, run, edited.state!.settings.httpMethod))).position;
+          let position: bigint | null = null;
+          for (const { command, decided } of decisions[i]!) position = (await runJobCommand(command, decided)).position ?? position;
+          return position;
         },
         WRITES_IN_FLIGHT,
         slice,
@@ -217,8 +246,12 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         if (action === 'delete') return { type: 'DeleteJob', id, accountId };
         return { type: 'PauseJob', id, accountId, until: pauseUntil(job.settings.timezone) };
       });
-      for (const c of toRun) decideJob(c, view.job(accountId, c.id)!.job, now());
-      const positions = await Promise.all(toRun.map(async (c) => (await runJobCommand(c)).position));
+      // Decided on the view's state before anything is written: one refused id changes nothing.
+      const decided = toRun.map((c) => {
+        const { job, revision } = view.job(accountId, c.id)!;
+        return decideOn(jobDecider, c, job, revision, now());
+      });
+      const positions = await Promise.all(toRun.map(async (c, i) => (await runJobCommand(c, decided[i])).position));
       await settle(positions);
       return entries.map(({ job }) => fresh(job.id, job.accountId));
     },

@@ -12,6 +12,8 @@ import { groupDecider, type Group, type GroupEvent } from './group.ts';
 export interface JobEntry {
   job: CronJob;
   points: number;
+  /** The revision of the job's stream this state is folded up to: a command decided on it appends there. */
+  revision: number;
 }
 
 /**
@@ -102,7 +104,7 @@ export class JobsView {
     const dash = event.stream.indexOf('-');
     const category = event.stream.slice(0, dash);
     const id = Number(event.stream.slice(dash + 1));
-    if (category === 'cronjob') this.applyJob(id, event as unknown as JobEvent);
+    if (category === 'cronjob') this.applyJob(id, event as unknown as JobEvent, event.revision);
     else if (category === 'group') this.applyGroup(id, event as unknown as GroupEvent);
     else if (category === 'account') this.applyAccount(id, event as unknown as AccountEvent);
     this.position = event.position;
@@ -113,7 +115,7 @@ export class JobsView {
     }
   }
 
-  private applyJob(id: number, event: JobEvent) {
+  private applyJob(id: number, event: JobEvent, revision: number) {
     const before = this.jobs.get(id);
     const job = evolveJob(before?.job ?? null, { type: event.type, data: event.data } as JobEvent);
     if (!job) return;
@@ -127,7 +129,7 @@ export class JobsView {
     }
     const scheduleChanged = !before || event.type === 'JobEdited';
     const points = scheduleChanged ? safePoints(job) : before.points;
-    this.jobs.set(id, { job, points });
+    this.jobs.set(id, { job, points, revision });
   }
 
   private applyGroup(id: number, event: GroupEvent) {

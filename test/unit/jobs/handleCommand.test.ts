@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { groupDecider, type GroupEvent } from '../../../services/jobs/group.ts';
-import { handleCommand } from '../../../shared/eventStore/handleCommand.ts';
+import { decideOn, handleCommand } from '../../../shared/eventStore/handleCommand.ts';
 import { AppError } from '../../../shared/errors.ts';
 import type { EventStore } from '../../../shared/eventStore/eventStore.ts';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
@@ -101,5 +101,52 @@ describe('handleCommand (the only code that touches the store for a decider)', (
     const error = await handleCommand(store, { stream: STREAM, decider: groupDecider, command: { type: 'EditGroup', id: 3, accountId: 2, name: 'x' }, now }).then(() => null, (e: unknown) => e);
     expect(error).to.include({ kind: 'NOT_FOUND' });
     expect(await store.readStream(STREAM)).to.have.length(1);
+  });
+
+  describe('a command already decided (a batch validated on a read model before writing)', () => {
+    /** The group decider, counting its decisions. */
+    const counted = () => {
+      const seen = { decisions: 0 };
+      const decider: typeof groupDecider = { ...groupDecider, decide: (c, s, at) => (seen.decisions++, groupDecider.decide(c, s, at)) };
+      return { decider, seen };
+    };
+    const state = groupDecider.evolve(null, created);
+
+    it('decided on the stream as it is: appended as decided, not decided again', async () => {
+      const { decider, seen } = counted();
+      const decided = decideOn(decider, rename('weekly'), state, 0, NOW);
+      const handled = await handleCommand(store, { stream: STREAM, decider, command: rename('weekly'), now, decided });
+      expect(seen.decisions).to.equal(1);
+      expect(handled.events).to.deep.equal(decided.events);
+      expect((await store.readStream(STREAM)).map((e) => e.data.name)).to.deep.equal(['nightly', 'weekly']);
+    });
+
+    it('the stream moved on since: decided again on the stream, the other writer kept', async () => {
+      await store.appendToStream(STREAM, [{ type: 'GroupEdited', data: { priority: 5, at: 2 } }]);
+      const { decider, seen } = counted();
+      const decided = decideOn(decider, rename('weekly'), state, 0, NOW);
+      const handled = await handleCommand(store, { stream: STREAM, decider, command: rename('weekly'), now, decided });
+      expect(seen.decisions).to.equal(2);
+      expect(handled.state).to.include({ name: 'weekly', priority: 5 });
+    });
+
+    it('an empty decision on a stream that moved on: decided again (it may have work now)', async () => {
+      await store.appendToStream(STREAM, [{ type: 'GroupEdited', data: { name: 'weekly', at: 2 } }]);
+      const { decider, seen } = counted();
+      const decided = decideOn(decider, rename('nightly'), state, 0, NOW);
+      expect(decided.events).to.deep.equal([]);
+      const handled = await handleCommand(store, { stream: STREAM, decider, command: rename('nightly'), now, decided });
+      expect(seen.decisions).to.equal(2);
+      expect(handled.state).to.include({ name: 'nightly' });
+    });
+
+    it('an empty decision on the stream as it is: nothing appended, not decided again', async () => {
+      const { decider, seen } = counted();
+      const decided = decideOn(decider, rename('nightly'), state, 0, NOW);
+      const handled = await handleCommand(store, { stream: STREAM, decider, command: rename('nightly'), now, decided });
+      expect(seen.decisions).to.equal(1);
+      expect(handled).to.deep.include({ events: [], position: null });
+      expect(await store.readStream(STREAM)).to.have.length(1);
+    });
   });
 });
