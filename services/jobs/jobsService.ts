@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError, inside } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { decideOn, type Decided } from '../../shared/eventStore/handleCommand.ts';
 import {
@@ -43,16 +43,6 @@ export type JobAction = 'enable' | 'disable' | 'pause' | 'delete';
 type JobCreated = Extract<JobEvent, { type: 'JobCreated' }>;
 type DecidedCommand = { command: JobCommand; decided: Decided<JobState, JobEvent> };
 
-/** Prefixes an AppError's message with where in a batch it happened (`data[3].url: ...`). */
-async function at<T>(where: string | null, fn: () => T | Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (where && error instanceof AppError) throw new AppError(error.kind, `${where}.${error.message}`);
-    throw error;
-  }
-}
-
 /**
  * A store that fails while a batch is written: error 1 with 503 (worth a retry), saying what a
  * retry does. Errors of ours (4xx) pass as they are.
@@ -82,7 +72,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
   const checkGroup = (accountId: number, input: SettingsInput) => {
     if (input.group !== undefined && input.group !== null && input.group !== 0 && !view.group(accountId, input.group)) {
-      throw new AppError('NOT_FOUND', `group: group ${input.group} not found`);
+      throw new AppError('NOT_FOUND', `group ${input.group} not found`, { field: ['group'] });
     }
   };
 
@@ -114,8 +104,8 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
      */
     async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
       const owner = account(accountId);
-      if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'data: at least one cron job is required');
-      if (inputs.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `data: at most ${MAX_BATCH} cron jobs per batch, got ${inputs.length}`);
+      if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
+      if (inputs.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} cron jobs per batch, got ${inputs.length}`, { field: ['data'] });
       let stream: string | null = null;
       let record: BatchRecord | null = null;
       const hash = batchHash({ inputs, runs });
@@ -129,7 +119,8 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
-      const prefix = (i: number) => (inputs.length > 1 || runs.length > 1 ? `data[${i}]` : null);
+      // Errors name the element in batches of two or more; the gateway places the only one of a batch of one.
+      const element = (i: number) => (inputs.length > 1 || runs.length > 1 ? ['data', i] : []);
       // A batch of costly schedules is validated and written in slices: other requests get turns,
       // the first one right away (decoding and hashing the batch took this turn already).
       const slice = timeSlicer({ yieldFirst: true });
@@ -139,7 +130,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       const created: JobCreated[] = [];
       for (const [i, input] of inputs.entries()) {
         await slice();
-        await at(prefix(i), () => {
+        inside(element(i), () => {
           checkGroup(accountId, input);
           const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
           if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
@@ -189,7 +180,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         if (!view.group(accountId, target.groupId)) throw new AppError('NOT_FOUND', `group ${target.groupId} not found`);
         entries = view.jobsOf(accountId, (e) => e.job.settings.group === target.groupId);
       } else {
-        if (target.ids.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `id: at most ${MAX_BATCH} ids per batch, got ${target.ids.length}`);
+        if (target.ids.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} ids per batch, got ${target.ids.length}`, { field: ['id'] });
         entries = liveJobs(accountId, target.ids);
       }
       checkGroup(accountId, input);
@@ -226,14 +217,14 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     async applyAction(accountId: number, idList: number[], action: JobAction, pauseFor: string | null): Promise<JobEntry[]> {
       account(accountId);
-      if (idList.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `id: at most ${MAX_BATCH} ids per batch, got ${idList.length}`);
+      if (idList.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} ids per batch, got ${idList.length}`, { field: ['id'] });
       const entries = liveJobs(accountId, idList);
       const pauseUntil = (tz: string) => {
         if (pauseFor === null) return null;
         try {
           return addDuration(pauseFor, now(), tz);
         } catch (error) {
-          if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `for: ${error.message}`);
+          if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', error.message, { field: ['for'] });
           throw error;
         }
       };

@@ -119,7 +119,7 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
   switch (command.type) {
     case 'CreateJob': {
       if (state) throw new AppError('INTERNAL', `cron job id ${command.id} is already taken`);
-      if (command.input.url === undefined) throw new AppError('MISSING_PARAMETER', 'url: is required');
+      if (command.input.url === undefined) throw new AppError('MISSING_PARAMETER', 'is required', { field: ['url'] });
       const settings = resolveSettings({ ...defaultSettings(command.defaultTimezone), url: '' }, command.input, command.id, now);
       return [{ type: 'JobCreated', data: { id: command.id, accountId: command.accountId, settings, at: now } }];
     }
@@ -144,7 +144,7 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
     }
     case 'PauseJob': {
       owned(state, command);
-      if (command.until !== null && command.until <= now) throw new AppError('INVALID_PARAMETER', 'for: the pause must end in the future');
+      if (command.until !== null && command.until <= now) throw new AppError('INVALID_PARAMETER', 'the pause must end in the future', { field: ['for'] });
       return [{ type: 'JobPaused', data: { until: command.until, at: now } }];
     }
     case 'DeleteJob': {

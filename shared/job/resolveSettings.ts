@@ -7,7 +7,7 @@ export function compileSchedule(settings: Pick<JobSettings, 'expression' | 'time
   try {
     return parseSchedule({ expression: settings.expression, timezone: settings.timezone, filter: settings.filter || null, jobId });
   } catch (error) {
-    if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `${error.field}: ${error.message}`);
+    if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', error.message, { field: [error.field] });
     throw error;
   }
 }
@@ -37,7 +37,7 @@ export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: 
     try {
       checkFires(schedule, now);
     } catch (error) {
-      if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `${error.field}: ${error.message}`);
+      if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', error.message, { field: [error.field] });
       throw error;
     }
   }
