@@ -44,7 +44,6 @@ function batchData(data: unknown): unknown[] {
   if (data === undefined || data === null || data === '') throw new AppError('MISSING_PARAMETER', 'is required (an array of cron_add parameter objects)', { field: ['data'] });
   if (!Array.isArray(data)) throw new AppError('INVALID_PARAMETER', 'must be an array of cron_add parameter objects', { field: ['data'] });
   if (data.length === 0) throw new AppError('MISSING_PARAMETER', 'must hold at least one cron job', { field: ['data'] });
-  if (data.length > 1000) throw new AppError('LIMIT_EXCEEDED', `at most 1000 cron jobs per batch, got ${data.length}`, { field: ['data'] });
   return data;
 }
 

@@ -88,7 +88,6 @@ export function id(p: Params): bigint {
 export function ids(p: Params): bigint[] {
   const list = p.intList('id');
   if (!list || list.length === 0) throw new AppError('MISSING_PARAMETER', 'is required (one id or a list of ids)', { field: ['id'] });
-  if (list.length > 1000) throw new AppError('LIMIT_EXCEEDED', `at most 1000 ids per batch, got ${list.length}`, { field: ['id'] });
   list.forEach((v, i) => {
     if (v <= 0) throw new AppError('INVALID_PARAMETER', `must be a positive integer, got ${v}`, { field: ['id', i] });
   });

@@ -40,6 +40,14 @@ export interface RunOrder {
 
 export type JobAction = 'enable' | 'disable' | 'pause' | 'delete';
 
+/**
+ * The one batch limit of the API, for every function that takes several jobs (`data`) or ids
+ * (`id`): the gateway passes batches through, so it holds for every caller of this service.
+ */
+function checkBatchSize(count: number, field: 'data' | 'id') {
+  if (count > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} ${field === 'data' ? 'cron jobs' : 'ids'} per batch, got ${count}`, { field: [field] });
+}
+
 type JobCreated = Extract<JobEvent, { type: 'JobCreated' }>;
 type DecidedCommand = { command: JobCommand; decided: Decided<JobState, JobEvent> };
 
@@ -105,7 +113,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
       const owner = account(accountId);
       if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
-      if (inputs.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} cron jobs per batch, got ${inputs.length}`, { field: ['data'] });
+      checkBatchSize(inputs.length, 'data');
       let stream: string | null = null;
       let record: BatchRecord | null = null;
       const hash = batchHash({ inputs, runs });
@@ -180,7 +188,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         if (!view.group(accountId, target.groupId)) throw new AppError('NOT_FOUND', `group ${target.groupId} not found`);
         entries = view.jobsOf(accountId, (e) => e.job.settings.group === target.groupId);
       } else {
-        if (target.ids.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} ids per batch, got ${target.ids.length}`, { field: ['id'] });
+        checkBatchSize(target.ids.length, 'id');
         entries = liveJobs(accountId, target.ids);
       }
       checkGroup(accountId, input);
@@ -217,7 +225,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     async applyAction(accountId: number, idList: number[], action: JobAction, pauseFor: string | null): Promise<JobEntry[]> {
       account(accountId);
-      if (idList.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} ids per batch, got ${idList.length}`, { field: ['id'] });
+      checkBatchSize(idList.length, 'id');
       const entries = liveJobs(accountId, idList);
       const pauseUntil = (tz: string) => {
         if (pauseFor === null) return null;
