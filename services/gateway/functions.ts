@@ -4,7 +4,7 @@ import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
-import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
+import { id, ids, int32, paging, extraRun, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
@@ -123,7 +123,7 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   cron_get: async ({ params, accountId }, c) => record(await c.jobs.getJob({ accountId, id: id(params) }), c, accountId),
   cron_add: async ({ params, accountId }, c) => {
-    const run = runOrder(params);
+    const run = extraRun(params);
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
     const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
@@ -142,7 +142,7 @@ export const FUNCTIONS: Record<string, Fn> = {
         inside(['data', i], () => {
           if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
           const p = new Params([element as Record<string, unknown>], canonical);
-          return { settings: settingsFrom(p), run: runOrder(p) ?? { run: 0n } };
+          return { settings: settingsFrom(p), run: extraRun(p) ?? { run: 0n } };
         }),
       timeSlicer({ yieldFirst: true }),
     );
@@ -169,7 +169,7 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_edit: async ({ params, accountId }, c) => {
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
-    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: runOrder(params) });
+    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: extraRun(params) });
     return record(single(jobs, 'cron_edit'), c, accountId);
   },
   cron_batch_edit: async ({ params, accountId }, c) => {

@@ -61,7 +61,7 @@ export function settingsFrom(p: Params): MessageInitShape<typeof JobSettingsSche
 }
 
 /** `run` (and its `payload`) on cron_add / cron_edit: an extra run, or undefined for none. */
-export function runOrder(p: Params) {
+export function extraRun(p: Params) {
   const run = p.int('run');
   const payload = p.str('payload');
   if (run !== undefined && run > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `must be 1 (now) or a Unix timestamp in seconds, got ${run}`, { field: ['run'] });

@@ -32,7 +32,8 @@ export const MAX_PAGE = 1000;
 /** Writes of one batch under way at once: enough to keep a PostgreSQL pool busy, few enough that their continuations fit in a slice. */
 const WRITES_IN_FLIGHT = 16;
 
-export interface RunOrder {
+/** A run asked for besides the schedule (the `run` of cron_add and cron_edit, and cron_run). The planner's RunOrder is another thing: a due run it publishes. */
+export interface ExtraRun {
   /** Unix seconds: > now schedules the run then; any other value > 0 runs now. */
   run: number;
   payload: string | null;
@@ -84,7 +85,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     }
   };
 
-  const runOrderCommand = (accountId: number, id: number, order: RunOrder, method: string): JobCommand => {
+  const requestRunCommand = (accountId: number, id: number, order: ExtraRun, method: string): JobCommand => {
     if (order.payload !== null) validatePayload(order.payload, method);
     const nowMs = now();
     const runAt = order.run * 1000 > nowMs ? order.run * 1000 : nowMs;
@@ -110,7 +111,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
      * and a retry completes it under the same ids; without one, a store failure part way leaves
      * the jobs written so far, and the error says so.
      */
-    async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
+    async addJobs(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
       const owner = account(accountId);
       if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
       checkBatchSize(inputs.length, 'data');
@@ -144,7 +145,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
           created[i] = event;
           const order = runs[i];
-          if (order) runOrderCommand(accountId, 0, order, event.data.settings.httpMethod);
+          if (order) requestRunCommand(accountId, 0, order, event.data.settings.httpMethod);
         });
       }
       return storeFailure(async () => {
@@ -172,7 +173,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
             method = handled.state!.settings.httpMethod;
           }
           const order = runs[i];
-          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, method))).position;
+          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(requestRunCommand(accountId, id, order, method))).position;
           return position;
         };
         await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
@@ -181,7 +182,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       }, idempotencyKey !== null);
     },
 
-    async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: RunOrder | null): Promise<JobEntry[]> {
+    async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: ExtraRun | null): Promise<JobEntry[]> {
       const owner = account(accountId);
       let entries: JobEntry[];
       if ('groupId' in target) {
@@ -204,7 +205,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         if (run) {
           // The run is decided too, on the edited job: a disabled job refuses it (6) before the edit is stored.
           const after = edited.events.reduce(evolveJob, entry.job)!;
-          const order = runOrderCommand(accountId, entry.job.id, run, after.settings.httpMethod);
+          const order = requestRunCommand(accountId, entry.job.id, run, after.settings.httpMethod);
           steps.push({ command: order, decided: decideOn(jobDecider, order, after, entry.revision + edited.events.length, now()) });
         }
         decisions.push(steps);
@@ -285,7 +286,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     async runJob(accountId: number, id: number, time: number, payload: string | null): Promise<number> {
       account(accountId);
       const entry = liveJob(accountId, id);
-      const command = runOrderCommand(accountId, id, { run: time > 0 ? time : 1, payload }, entry.job.settings.httpMethod);
+      const command = requestRunCommand(accountId, id, { run: time > 0 ? time : 1, payload }, entry.job.settings.httpMethod);
       const result = await runJobCommand(command);
       await view.waitFor(result.position);
       return Math.floor((command as Extract<JobCommand, { type: 'RequestRun' }>).runAt / 1000);

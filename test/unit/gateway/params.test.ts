@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { parseBody, parseQuery } from '../../../services/gateway/body.ts';
-import { canonicalParam, ids, int32, paging, runOrder, runTime, settingsFrom } from '../../../services/gateway/inputs.ts';
+import { canonicalParam, ids, int32, paging, extraRun, runTime, settingsFrom } from '../../../services/gateway/inputs.ts';
 import { Params } from '../../../services/gateway/params.ts';
 import { AppError, type ErrorKind } from '../../../shared/errors.ts';
 
@@ -112,9 +112,9 @@ describe('gateway parameter parsing', () => {
 
   describe('run, time and paging', () => {
     it('run: 1 now, a timestamp later; none when absent or 0', () => {
-      expect(runOrder(params('run=1&payload=a%3D1'))).to.deep.equal({ run: 1n, payload: 'a=1' });
-      expect(runOrder(params('run=0'))).to.equal(undefined);
-      refused(() => runOrder(params('run=253402300800')), 'INVALID_PARAMETER', /^run: must be 1 \(now\) or a Unix timestamp in seconds/);
+      expect(extraRun(params('run=1&payload=a%3D1'))).to.deep.equal({ run: 1n, payload: 'a=1' });
+      expect(extraRun(params('run=0'))).to.equal(undefined);
+      refused(() => extraRun(params('run=253402300800')), 'INVALID_PARAMETER', /^run: must be 1 \(now\) or a Unix timestamp in seconds/);
     });
     it('time: absent is now (0); negative refused', () => {
       expect(runTime(params(''))).to.equal(0n);
