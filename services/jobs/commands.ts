@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.ts';
-import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { streamName, type EventStore } from '../../shared/eventStore/eventStore.ts';
 import { jobDecider, type JobCommand, type JobEvent, type JobState } from '../../shared/job/index.ts';
 import { accountDecider, type AccountCommand } from './account.ts';
 import { groupDecider, type GroupCommand } from './group.ts';
@@ -45,9 +45,9 @@ export function createCommands(store: EventStore, view: JobsView, clock: Clock) 
      * trail. `decided`: the command as already decided while a batch was validated.
      */
     job: (command: JobCommand, decided?: Decided<JobState, JobEvent>) =>
-      run(`cronjob-${command.id}`, jobDecider, command, 'accountId' in command ? { accountId: command.accountId } : {}, decided),
-    group: (command: GroupCommand) => run(`group-${command.id}`, groupDecider, command, { accountId: command.accountId }),
-    account: (command: AccountCommand) => run(`account-${command.id}`, accountDecider, command, {}),
+      run(streamName('cronjob', command.id), jobDecider, command, 'accountId' in command ? { accountId: command.accountId } : {}, decided),
+    group: (command: GroupCommand) => run(streamName('group', command.id), groupDecider, command, { accountId: command.accountId }),
+    account: (command: AccountCommand) => run(streamName('account', command.id), accountDecider, command, {}),
     /** Resolves once the view has applied the last of these positions (read-your-writes). */
     settle: async (positions: (bigint | null)[]) => {
       const last = positions.reduce<bigint | null>((max, p) => (p !== null && (max === null || p > max) ? p : max), null);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError, inside } from '../../shared/errors.ts';
-import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { streamName, type EventStore } from '../../shared/eventStore/eventStore.ts';
 import { decideOn, type Decided } from '../../shared/eventStore/handleCommand.ts';
 import {
   SECRET_SETTINGS,
@@ -160,7 +160,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         const jobIds = record.ids;
         const write = async (id: number, i: number) => {
           // On a retry, what the first attempt already wrote is read back, not written again.
-          const written = retry ? await store.readStream(`cronjob-${id}`) : [];
+          const written = retry ? await store.readStream(streamName('cronjob', id)) : [];
           let position: bigint | null = null;
           let method = (written[0]?.data as { settings?: JobSettings } | undefined)?.settings?.httpMethod ?? 'GET';
           if (!written.length) {
@@ -297,7 +297,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       const entry = view.job(accountId, id) ?? view.anyJob(id);
       if (!entry || entry.job.accountId !== accountId) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
       const size = Math.min(Math.max(limit || 100, 1), 1000);
-      const events = await store.readStream(`cronjob-${id}`, { direction: 'backwards' });
+      const events = await store.readStream(streamName('cronjob', id), { direction: 'backwards' });
       return events.slice((Math.max(page, 1) - 1) * size, Math.max(page, 1) * size).map((e) => ({
         revision: e.revision,
         time: Math.floor(((e.data as { at?: number }).at ?? e.time) / 1000),

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.ts';
-import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { categoryOf, streamIdOf, type EventStore, type RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import { compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -101,9 +101,8 @@ export class JobsView {
   }
 
   apply(event: RecordedEvent) {
-    const dash = event.stream.indexOf('-');
-    const category = event.stream.slice(0, dash);
-    const id = Number(event.stream.slice(dash + 1));
+    const category = categoryOf(event.stream);
+    const id = Number(streamIdOf(event.stream));
     if (category === 'cronjob') this.applyJob(id, event as unknown as JobEvent, event.revision);
     else if (category === 'group') this.applyGroup(id, event as unknown as GroupEvent);
     else if (category === 'account') this.applyAccount(id, event as unknown as AccountEvent);
