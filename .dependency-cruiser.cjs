@@ -7,7 +7,7 @@
  *   and services/cli opens the data directory for admin commands (it starts the jobs service on
  *   it). They may import another service's entry point (the file that starts it) and nothing
  *   else of it, so a service's internals stay free to change.
- * - The domain modules (the schedule language, the job model, the error table) are pure: no
+ * - The domain modules (the schedule language, the job model, the decider shape, the error table) are pure: no
  *   transport, store, bus or generated code, so deciders and schedule math run and test anywhere.
  * - shared/schedule and shared/job are used through their index.ts only (their own unit tests
  *   under test/unit/schedule and test/unit/job may reach in).
@@ -64,9 +64,9 @@ module.exports = {
     },
     {
       name: 'pure-domain',
-      comment: 'The schedule language, the job model, the notification rules and the error table import no transport, store, bus or generated code (a type such as the Decider shape is not code).',
+      comment: 'The schedule language, the job model, the notification rules, the decider shape and the error table import no transport, store, bus or generated code.',
       severity: 'error',
-      from: { path: ['^shared/(schedule|job|notify)/', '^shared/errors\\.ts$'] },
+      from: { path: ['^shared/(schedule|job|notify)/', '^shared/(errors|decider)\\.ts$'] },
       to: { path: IMPURE, dependencyTypesNot: ['type-only'] },
     },
     {

@@ -47,23 +47,57 @@ export const ERROR_KINDS = Object.keys(ERROR_TABLE) as ErrorKind[];
 export const isErrorKind = (value: unknown): value is ErrorKind => typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
 
 /**
+ * Where in a request an error is: a parameter and the positions leading to it, as in
+ * `['data', 3, 'url']` (the url of a batch's fourth element) or `['id', 2]`.
+ */
+export type FieldPath = readonly (string | number)[];
+
+/** A field path as clients read it: `data[3].url`, `id[2]`. The only place a path becomes text. */
+export const fieldText = (field: FieldPath): string =>
+  field.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+
+/**
  * The one error type of the project: a kind from the table and a message a person can act on.
+ * `field` says which parameter is wrong, as a path: a batch adds an element's position to it
+ * (`within`) instead of rewriting the text, and the message names the path (`data[3].url: ...`).
  * `cause` keeps the underlying failure (a driver's error) for the log, never for the client.
  */
 export class AppError extends Error {
+  /** The parameter the error is about, or [] when it is about none. */
+  readonly field: FieldPath;
+  /** The message without its field path. */
+  readonly detail: string;
+
   constructor(
     readonly kind: ErrorKind,
-    message: string,
-    options?: { cause?: unknown },
+    detail: string,
+    options?: { cause?: unknown; field?: FieldPath },
   ) {
-    super(message, options);
+    const field = options?.field ?? [];
+    super(field.length ? `${fieldText(field)}: ${detail}` : detail, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'AppError';
+    this.field = field;
+    this.detail = detail;
   }
   get code() {
     return ERROR_TABLE[this.kind].code;
   }
   get httpStatus() {
     return ERROR_TABLE[this.kind].http;
+  }
+  /** The same error inside `prefix`: `within('data', 3)` turns `url: ...` into `data[3].url: ...`. */
+  within(...prefix: FieldPath): AppError {
+    return new AppError(this.kind, this.detail, { field: [...prefix, ...this.field], cause: this.cause });
+  }
+}
+
+/** Runs `fn`; an AppError it throws is placed inside `prefix` (a batch's element: `['data', 3]`). */
+export function inside<T>(prefix: FieldPath, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof AppError && prefix.length) throw error.within(...prefix);
+    throw error;
   }
 }
 

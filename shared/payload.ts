@@ -39,19 +39,19 @@ export function queryStringProblem(text: string): string | null {
 }
 
 export function validatePayload(payload: string, httpMethod: string): { kind: BodyKind } {
-  if (typeof payload !== 'string') throw new AppError('INVALID_PARAMETER', 'payload: must be a string');
+  if (typeof payload !== 'string') throw new AppError('INVALID_PARAMETER', 'must be a string', { field: ['payload'] });
   const method = String(httpMethod ?? '').toUpperCase();
   if (looksLikeJson(payload)) {
     if (!isValidJson(payload)) {
-      throw new AppError('INVALID_PARAMETER', 'payload: starts with "{" or "[" or has a line break, so it must be valid JSON, and it is not');
+      throw new AppError('INVALID_PARAMETER', 'starts with "{" or "[" or has a line break, so it must be valid JSON, and it is not', { field: ['payload'] });
     }
     if (QUERY_ONLY_METHODS.has(method)) {
-      throw new AppError('INVALID_PARAMETER', `payload: must be a query string (name=value&name2=value2) for a ${method} job, not JSON`);
+      throw new AppError('INVALID_PARAMETER', `must be a query string (name=value&name2=value2) for a ${method} job, not JSON`, { field: ['payload'] });
     }
     return { kind: 'json' };
   }
   const problem = queryStringProblem(payload);
-  if (problem) throw new AppError('INVALID_PARAMETER', `payload: a query string (name=value&name2=value2) ${problem}`);
+  if (problem) throw new AppError('INVALID_PARAMETER', `a query string (name=value&name2=value2) ${problem}`, { field: ['payload'] });
   return { kind: 'query' };
 }
 

@@ -1,10 +1,10 @@
-import { AppError, isAppError } from '../../shared/errors.ts';
+import { AppError, inside, isAppError } from '../../shared/errors.ts';
 import { GroupDeleteMode, JobAction, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
-import { id, ids, int32, paging, runOrder, runTime, settingsFrom } from './inputs.ts';
+import { id, ids, int32, paging, extraRun, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
@@ -38,28 +38,18 @@ function batchData(data: unknown): unknown[] {
     try {
       data = JSON.parse(data);
     } catch {
-      throw new AppError('INVALID_PARAMETER', 'data: must be an array of cron_add parameter objects; this text is not valid JSON');
+      throw new AppError('INVALID_PARAMETER', 'must be an array of cron_add parameter objects; this text is not valid JSON', { field: ['data'] });
     }
   }
-  if (data === undefined || data === null || data === '') throw new AppError('MISSING_PARAMETER', 'data: is required (an array of cron_add parameter objects)');
-  if (!Array.isArray(data)) throw new AppError('INVALID_PARAMETER', 'data: must be an array of cron_add parameter objects');
-  if (data.length === 0) throw new AppError('MISSING_PARAMETER', 'data: must hold at least one cron job');
-  if (data.length > 1000) throw new AppError('LIMIT_EXCEEDED', `data: at most 1000 cron jobs per batch, got ${data.length}`);
+  if (data === undefined || data === null || data === '') throw new AppError('MISSING_PARAMETER', 'is required (an array of cron_add parameter objects)', { field: ['data'] });
+  if (!Array.isArray(data)) throw new AppError('INVALID_PARAMETER', 'must be an array of cron_add parameter objects', { field: ['data'] });
+  if (data.length === 0) throw new AppError('MISSING_PARAMETER', 'must hold at least one cron job', { field: ['data'] });
   return data;
 }
 
-/** An error message of the form `url: ...` or `id[2]: ...` (and not already `data...`). */
-const NAMES_PARAMETER = /^(?!data\b|idempotencyKey\b)[A-Za-z]+[:[]/;
-
-/** Runs a check on element i of a batch; its error names the element (`data[3].url: ...`). */
-function inElement<T>(i: number, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof AppError) throw new AppError(error.kind, `data[${i}]${NAMES_PARAMETER.test(error.message) ? '.' : ': '}${error.message}`);
-    throw error;
-  }
-}
+/** An error about a parameter of a batch's only element, which the jobs service does not place (it does in batches of two or more). */
+const aboutOnlyElement = (error: unknown): error is AppError =>
+  error instanceof AppError && error.field.length > 0 && error.field[0] !== 'data' && error.field[0] !== 'idempotencyKey';
 
 const need = <T>(client: T | undefined, what: string): T => {
   if (!client) throw new AppError('INTERNAL', `the ${what} service is not configured`);
@@ -76,8 +66,8 @@ async function checkChannels(c: Clients, accountId: bigint, settings: { notifyCh
   const owned = new Set((await need(c.notifier, 'notifier').channelList({ accountId })).channels.map((ch) => String(ch.id)));
   const missing = named.find(({ p }) => /^\d+$/.test(p) && !owned.has(String(Number(p))));
   if (missing) {
-    const where = settings.length > 1 ? `data[${missing.i}].` : '';
-    throw new AppError('INVALID_PARAMETER', `${where}notifyChannels: channel ${missing.p} not found`);
+    const error = new AppError('INVALID_PARAMETER', `channel ${missing.p} not found`, { field: ['notifyChannels'] });
+    throw settings.length > 1 ? error.within('data', missing.i) : error;
   }
 }
 
@@ -133,14 +123,14 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   cron_get: async ({ params, accountId }, c) => record(await c.jobs.getJob({ accountId, id: id(params) }), c, accountId),
   cron_add: async ({ params, accountId }, c) => {
-    const run = runOrder(params);
+    const run = extraRun(params);
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
     const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
     return record(single(jobs, 'cron_add'), c, accountId);
   },
   cron_batch_add: async ({ json, accountId, canonical, params, idempotencyKey: header }, c) => {
-    if (!json) throw new AppError('INVALID_PARAMETER', 'data: cron_batch_add takes a JSON body: {"data": [{...}, ...]}');
+    if (!json) throw new AppError('INVALID_PARAMETER', 'cron_batch_add takes a JSON body: {"data": [{...}, ...]}', { field: ['data'] });
     const body = new Params([json], canonical);
     const data = batchData(body.raw('data'));
     const idempotencyKey = header ?? body.str('idempotencyKey') ?? params.str('idempotencyKey');
@@ -149,10 +139,10 @@ export const FUNCTIONS: Record<string, Fn> = {
     const elements = await slicedMap(
       data,
       (element, i) =>
-        inElement(i, () => {
+        inside(['data', i], () => {
           if (!element || typeof element !== 'object' || Array.isArray(element)) throw new AppError('INVALID_PARAMETER', 'must be an object of cron_add parameters');
           const p = new Params([element as Record<string, unknown>], canonical);
-          return { settings: settingsFrom(p), run: runOrder(p) ?? { run: 0n } };
+          return { settings: settingsFrom(p), run: extraRun(p) ?? { run: 0n } };
         }),
       timeSlicer({ yieldFirst: true }),
     );
@@ -171,15 +161,15 @@ export const FUNCTIONS: Record<string, Fn> = {
       });
       return records(jobs, c, accountId);
     } catch (error) {
-      // The jobs service names the element only in batches of two or more; a batch of one says data[0] too.
-      if (data.length === 1 && error instanceof AppError && NAMES_PARAMETER.test(error.message)) throw new AppError(error.kind, `data[0].${error.message}`);
+      // A batch of one says data[0] too.
+      if (data.length === 1 && aboutOnlyElement(error)) throw error.within('data', 0);
       throw error;
     }
   },
   cron_edit: async ({ params, accountId }, c) => {
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
-    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: runOrder(params) });
+    const { jobs } = await c.jobs.editJobs({ accountId, ids: [id(params)], settings, run: extraRun(params) });
     return record(single(jobs, 'cron_edit'), c, accountId);
   },
   cron_batch_edit: async ({ params, accountId }, c) => {
@@ -211,7 +201,7 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_next: async ({ params, accountId }, c) => {
     const jobId = id(params);
     const limit = int32(params, 'limit') ?? 10;
-    if (limit < 1 || limit > 100) throw new AppError('INVALID_PARAMETER', `limit: must be from 1 to 100, got ${limit}`);
+    if (limit < 1 || limit > 100) throw new AppError('INVALID_PARAMETER', `must be from 1 to 100, got ${limit}`, { field: ['limit'] });
     const job = await c.jobs.getJob({ accountId, id: jobId });
     const { times } = await need(c.planner, 'planner').nextRuns({ accountId, id: jobId, limit });
     const runs = times.map(Number);

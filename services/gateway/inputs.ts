@@ -24,7 +24,7 @@ const MAX_UNIX = 253_402_300_799;
 /** An integer parameter that travels as int32: out of range is error 3, not a wire failure. */
 export function int32(p: Params, name: string): number | undefined {
   const v = p.int(name);
-  if (v !== undefined && Math.abs(v) > INT32_MAX) throw new AppError('INVALID_PARAMETER', `${name}: ${v} is out of range`);
+  if (v !== undefined && Math.abs(v) > INT32_MAX) throw new AppError('INVALID_PARAMETER', `${v} is out of range`, { field: [name] });
   return v;
 }
 
@@ -45,7 +45,7 @@ const READ: Record<SettingKind, (p: Params, name: SettingName) => unknown> = {
   ref: (p, name) => {
     const v = p.raw(name) === null ? 0 : p.int(name);
     if (v === undefined) return undefined;
-    if (v < 0) throw new AppError('INVALID_PARAMETER', `${name}: must be a group id, or 0 for none; got ${v}`);
+    if (v < 0) throw new AppError('INVALID_PARAMETER', `must be a group id, or 0 for none; got ${v}`, { field: [name] });
     return BigInt(v);
   },
 };
@@ -61,10 +61,10 @@ export function settingsFrom(p: Params): MessageInitShape<typeof JobSettingsSche
 }
 
 /** `run` (and its `payload`) on cron_add / cron_edit: an extra run, or undefined for none. */
-export function runOrder(p: Params) {
+export function extraRun(p: Params) {
   const run = p.int('run');
   const payload = p.str('payload');
-  if (run !== undefined && run > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `run: must be 1 (now) or a Unix timestamp in seconds, got ${run}`);
+  if (run !== undefined && run > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `must be 1 (now) or a Unix timestamp in seconds, got ${run}`, { field: ['run'] });
   if (run === undefined || run <= 0) {
     if (payload !== undefined) validatePayload(payload, p.str('httpMethod') ?? 'POST');
     return undefined;
@@ -75,22 +75,21 @@ export function runOrder(p: Params) {
 /** `time` of cron_run: absent, 0 or past means now. */
 export function runTime(p: Params): bigint {
   const time = p.int('time') ?? 0;
-  if (time < 0 || time > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `time: must be a Unix timestamp in seconds, got ${time}`);
+  if (time < 0 || time > MAX_UNIX) throw new AppError('INVALID_PARAMETER', `must be a Unix timestamp in seconds, got ${time}`, { field: ['time'] });
   return BigInt(time);
 }
 
 export function id(p: Params): bigint {
   const v = p.requiredInt('id');
-  if (v <= 0) throw new AppError('INVALID_PARAMETER', `id: must be a positive integer, got ${v}`);
+  if (v <= 0) throw new AppError('INVALID_PARAMETER', `must be a positive integer, got ${v}`, { field: ['id'] });
   return BigInt(v);
 }
 
 export function ids(p: Params): bigint[] {
   const list = p.intList('id');
-  if (!list || list.length === 0) throw new AppError('MISSING_PARAMETER', 'id: is required (one id or a list of ids)');
-  if (list.length > 1000) throw new AppError('LIMIT_EXCEEDED', `id: at most 1000 ids per batch, got ${list.length}`);
+  if (!list || list.length === 0) throw new AppError('MISSING_PARAMETER', 'is required (one id or a list of ids)', { field: ['id'] });
   list.forEach((v, i) => {
-    if (v <= 0) throw new AppError('INVALID_PARAMETER', `id[${i}]: must be a positive integer, got ${v}`);
+    if (v <= 0) throw new AppError('INVALID_PARAMETER', `must be a positive integer, got ${v}`, { field: ['id', i] });
   });
   return list.map(BigInt);
 }
@@ -99,7 +98,7 @@ export function ids(p: Params): bigint[] {
 export function paging(p: Params, maxLimit: number) {
   const page = p.int('page') ?? 1;
   const limit = p.int('limit') ?? 0;
-  if (page < 1 || page > INT32_MAX) throw new AppError('INVALID_PARAMETER', `page: must be from 1 to ${INT32_MAX}, got ${page}`);
-  if (limit < 0 || limit > maxLimit) throw new AppError('INVALID_PARAMETER', `limit: must be from 1 to ${maxLimit}, got ${limit}`);
+  if (page < 1 || page > INT32_MAX) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${INT32_MAX}, got ${page}`, { field: ['page'] });
+  if (limit < 0 || limit > maxLimit) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${maxLimit}, got ${limit}`, { field: ['limit'] });
   return { page, limit };
 }

@@ -50,7 +50,7 @@ export class Params {
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v;
     if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-    throw new AppError('INVALID_PARAMETER', `${name}: must be a string`);
+    throw new AppError('INVALID_PARAMETER', 'must be a string', { field: [name] });
   }
 
   /** Like str, but JSON null means "clear it" (""). */
@@ -60,7 +60,7 @@ export class Params {
 
   requiredStr(name: string): string {
     const v = this.str(name);
-    if (v === undefined || v.trim() === '') throw new AppError('MISSING_PARAMETER', `${name}: is required`);
+    if (v === undefined || v.trim() === '') throw new AppError('MISSING_PARAMETER', 'is required', { field: [name] });
     return v;
   }
 
@@ -73,7 +73,7 @@ export class Params {
 
   requiredInt(name: string): number {
     const v = this.int(name);
-    if (v === undefined) throw new AppError('MISSING_PARAMETER', `${name}: is required`);
+    if (v === undefined) throw new AppError('MISSING_PARAMETER', 'is required', { field: [name] });
     return v;
   }
 
@@ -84,7 +84,7 @@ export class Params {
     const text = String(v).trim().toLowerCase();
     if (['true', '1', 'on', 'yes'].includes(text)) return true;
     if (['false', '0', 'off', 'no'].includes(text)) return false;
-    throw new AppError('INVALID_PARAMETER', `${name}: must be true or false (also 1/0, on/off, yes/no), got ${JSON.stringify(v)}`);
+    throw new AppError('INVALID_PARAMETER', `must be true or false (also 1/0, on/off, yes/no), got ${JSON.stringify(v)}`, { field: [name] });
   }
 
   /** A list of integers: a JSON array, repeated keys, id[] keys, or a comma-separated list. */
@@ -107,12 +107,12 @@ function single(name: string, v: Raw): Raw {
   if (v.length === 1) return v[0];
   // Repeated keys: the last one wins, as in PHP.
   if (v.every((x) => typeof x !== 'object' || x === null)) return v[v.length - 1];
-  throw new AppError('INVALID_PARAMETER', `${name}: must be a single value, not a list`);
+  throw new AppError('INVALID_PARAMETER', 'must be a single value, not a list', { field: [name] });
 }
 
 function toInt(name: string, v: Raw): number {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   if (typeof v === 'string' && /^\s*[-+]?\d{1,15}\s*$/.test(v)) return Number(v);
   if (typeof v === 'boolean') return v ? 1 : 0;
-  throw new AppError('INVALID_PARAMETER', `${name}: must be an integer, got ${JSON.stringify(v)?.slice(0, 60)}`);
+  throw new AppError('INVALID_PARAMETER', `must be an integer, got ${JSON.stringify(v)?.slice(0, 60)}`, { field: [name] });
 }

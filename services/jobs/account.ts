@@ -2,7 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import { AppError } from '../../shared/errors.ts';
 import { isValidTimeZone } from '../../shared/schedule/index.ts';
 import { evolveSigning, NO_SIGNING, type SigningState } from '../../shared/signing.ts';
-import type { Decider } from './handleCommand.ts';
+import type { Decider } from '../../shared/decider.ts';
 
 export type AccountEvent =
   | { type: 'AccountCreated'; data: { id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; at: number; signingSecret?: string } }

@@ -17,7 +17,7 @@ export interface BatchRecord {
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function checkIdempotencyKey(key: string) {
-  if (!KEY.test(key)) throw new AppError('INVALID_PARAMETER', 'idempotencyKey: must be 1 to 255 visible ASCII characters (no spaces)');
+  if (!KEY.test(key)) throw new AppError('INVALID_PARAMETER', 'must be 1 to 255 visible ASCII characters (no spaces)', { field: ['idempotencyKey'] });
 }
 
 /** Scoped per account; the key is hashed so any visible character is fine in a stream name. */
@@ -47,5 +47,5 @@ export async function recordBatch(store: EventStore, stream: string, record: Bat
 }
 
 export function sameBatch(record: BatchRecord, hash: string) {
-  if (record.hash !== hash) throw new AppError('INVALID_PARAMETER', 'idempotencyKey: already used for a different batch; use a new key for new jobs');
+  if (record.hash !== hash) throw new AppError('INVALID_PARAMETER', 'already used for a different batch; use a new key for new jobs', { field: ['idempotencyKey'] });
 }

@@ -1,10 +1,11 @@
 import type { Clock } from '../../shared/clock.ts';
-import type { EventStore } from '../../shared/eventStore/eventStore.ts';
+import { streamName, type EventStore } from '../../shared/eventStore/eventStore.ts';
+import { jobDecider, type JobCommand, type JobEvent, type JobState } from '../../shared/job/index.ts';
 import { accountDecider, type AccountCommand } from './account.ts';
-import { jobDecider, type JobCommand } from './decide.ts';
 import { groupDecider, type GroupCommand } from './group.ts';
-import { handleCommand, type Decider, type Handled } from './handleCommand.ts';
-import { createIdAllocator } from './ids.ts';
+import type { Decider, DomainEvent } from '../../shared/decider.ts';
+import { handleCommand, type Decided, type Handled } from '../../shared/eventStore/handleCommand.ts';
+import { createIdAllocator } from '../../shared/eventStore/ids.ts';
 import type { JobsView } from './jobsView.ts';
 
 // Across processes the optimistic retry in handleCommand is what keeps updates; it gets room for
@@ -33,16 +34,20 @@ export function createCommands(store: EventStore, view: JobsView, clock: Clock) 
     return run;
   };
 
-  const run = <C, S, E extends { type: string; data: object }>(stream: string, decider: Decider<C, S, E>, command: C, metadata: Record<string, unknown>): Promise<Handled<S, E>> =>
-    serialized(stream, () => handleCommand(store, stream, decider, command, now, metadata, MAX_ATTEMPTS));
+  const run = <C, S, E extends DomainEvent>(stream: string, decider: Decider<C, S, E>, command: C, metadata: Record<string, unknown>, decided?: Decided<S, E>): Promise<Handled<S, E>> =>
+    serialized(stream, () => handleCommand(store, { stream, decider, command, now, metadata, maxAttempts: MAX_ATTEMPTS, decided }));
 
   return {
     now,
     ids: createIdAllocator(store),
-    /** Every change to a job records who asked (the account) in the event's metadata: the audit trail. */
-    job: (command: JobCommand) => run(`cronjob-${command.id}`, jobDecider, command, 'accountId' in command ? { accountId: command.accountId } : {}),
-    group: (command: GroupCommand) => run(`group-${command.id}`, groupDecider, command, { accountId: command.accountId }),
-    account: (command: AccountCommand) => run(`account-${command.id}`, accountDecider, command, {}),
+    /**
+     * Every change to a job records who asked (the account) in the event's metadata: the audit
+     * trail. `decided`: the command as already decided while a batch was validated.
+     */
+    job: (command: JobCommand, decided?: Decided<JobState, JobEvent>) =>
+      run(streamName('cronjob', command.id), jobDecider, command, 'accountId' in command ? { accountId: command.accountId } : {}, decided),
+    group: (command: GroupCommand) => run(streamName('group', command.id), groupDecider, command, { accountId: command.accountId }),
+    account: (command: AccountCommand) => run(streamName('account', command.id), accountDecider, command, {}),
     /** Resolves once the view has applied the last of these positions (read-your-writes). */
     settle: async (positions: (bigint | null)[]) => {
       const last = positions.reduce<bigint | null>((max, p) => (p !== null && (max === null || p > max) ? p : max), null);

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.ts';
-import type { Decider } from './handleCommand.ts';
+import type { Decider } from '../../shared/decider.ts';
 
 export type GroupEvent =
   | { type: 'GroupCreated'; data: { id: number; accountId: number; name: string; priority: number; at: number } }

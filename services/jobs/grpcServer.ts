@@ -19,7 +19,7 @@ import { maskSecrets } from '../../shared/job/index.ts';
 import type { Account } from './account.ts';
 import type { Group } from './group.ts';
 import type { JobEntry } from './jobsView.ts';
-import type { JobsService, RunOrder } from './jobsService.ts';
+import type { JobsService, ExtraRun } from './jobsService.ts';
 
 type Impl = ServiceImpl<(typeof JobsServiceDesc)['method']>;
 
@@ -80,7 +80,7 @@ async function protoJobs(entries: JobEntry[], now: number) {
 /** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
 export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
   const jobs = (entries: JobEntry[]) => protoJobs(entries, clock.now());
-  const order = (o: { run: bigint; payload?: string } | undefined): RunOrder | null =>
+  const order = (o: { run: bigint; payload?: string } | undefined): ExtraRun | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
   return {
     addJobs: async (r) => {

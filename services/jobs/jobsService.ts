@@ -1,8 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
-import { AppError } from '../../shared/errors.ts';
-import type { EventStore } from '../../shared/eventStore/eventStore.ts';
-import { SECRET_SETTINGS, compileSchedule, defaultSettings, evolveJob, resolveSettings, type CronJob, type JobEvent, type JobSettings, type SettingsInput } from '../../shared/job/index.ts';
+import { AppError, inside } from '../../shared/errors.ts';
+import { streamName, type EventStore } from '../../shared/eventStore/eventStore.ts';
+import { decideOn, type Decided } from '../../shared/eventStore/handleCommand.ts';
+import {
+  SECRET_SETTINGS,
+  compileSchedule,
+  decideJob,
+  defaultSettings,
+  evolveJob,
+  jobDecider,
+  resolveSettings,
+  type CronJob,
+  type JobCommand,
+  type JobEvent,
+  type JobSettings,
+  type JobState,
+  type SettingsInput,
+} from '../../shared/job/index.ts';
 import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
@@ -11,7 +26,6 @@ import { createAccountService } from './accountService.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
 import { createJobSlots } from './jobSlots.ts';
-import { decideJob, type JobCommand } from './decide.ts';
 import { createGroupService } from './groupService.ts';
 import { jobPoints, type JobEntry, type JobsView } from './jobsView.ts';
 
@@ -20,7 +34,8 @@ export const MAX_PAGE = 1000;
 /** Writes of one batch under way at once: enough to keep a PostgreSQL pool busy, few enough that their continuations fit in a slice. */
 const WRITES_IN_FLIGHT = 16;
 
-export interface RunOrder {
+/** A run asked for besides the schedule (the `run` of cron_add and cron_edit, and cron_run). The planner's RunOrder is another thing: a due run it publishes. */
+export interface ExtraRun {
   /** Unix seconds: > now schedules the run then; any other value > 0 runs now. */
   run: number;
   payload: string | null;
@@ -28,15 +43,16 @@ export interface RunOrder {
 
 export type JobAction = 'enable' | 'disable' | 'pause' | 'delete';
 
-/** Prefixes an AppError's message with where in a batch it happened (`data[3].url: ...`). */
-async function at<T>(where: string | null, fn: () => T | Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (where && error instanceof AppError) throw new AppError(error.kind, `${where}.${error.message}`);
-    throw error;
-  }
+/**
+ * The one batch limit of the API, for every function that takes several jobs (`data`) or ids
+ * (`id`): the gateway passes batches through, so it holds for every caller of this service.
+ */
+function checkBatchSize(count: number, field: 'data' | 'id') {
+  if (count > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `at most ${MAX_BATCH} ${field === 'data' ? 'cron jobs' : 'ids'} per batch, got ${count}`, { field: [field] });
 }
+
+type JobCreated = Extract<JobEvent, { type: 'JobCreated' }>;
+type DecidedCommand = { command: JobCommand; decided: Decided<JobState, JobEvent> };
 
 /**
  * A store that fails while a batch is written: error 1 with 503 (worth a retry), saying what a
@@ -68,11 +84,11 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
   const checkGroup = (accountId: number, input: SettingsInput) => {
     if (input.group !== undefined && input.group !== null && input.group !== 0 && !view.group(accountId, input.group)) {
-      throw new AppError('NOT_FOUND', `group: group ${input.group} not found`);
+      throw new AppError('NOT_FOUND', `group ${input.group} not found`, { field: ['group'] });
     }
   };
 
-  const runOrderCommand = (accountId: number, id: number, order: RunOrder, method: string): JobCommand => {
+  const requestRunCommand = (accountId: number, id: number, order: ExtraRun, method: string): JobCommand => {
     if (order.payload !== null) validatePayload(order.payload, method);
     const nowMs = now();
     const runAt = order.run * 1000 > nowMs ? order.run * 1000 : nowMs;
@@ -98,10 +114,10 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
      * and a retry completes it under the same ids; without one, a store failure part way leaves
      * the jobs written so far, and the error says so.
      */
-    async addJobs(accountId: number, inputs: SettingsInput[], runs: (RunOrder | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
+    async addJobs(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
       const owner = account(accountId);
-      if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'data: at least one cron job is required');
-      if (inputs.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `data: at most ${MAX_BATCH} cron jobs per batch, got ${inputs.length}`);
+      if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
+      checkBatchSize(inputs.length, 'data');
       let stream: string | null = null;
       let record: BatchRecord | null = null;
       const hash = batchHash({ inputs, runs });
@@ -115,18 +131,24 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
         throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
       }
-      const prefix = (i: number) => (inputs.length > 1 || runs.length > 1 ? `data[${i}]` : null);
+      // Errors name the element in batches of two or more; the gateway places the only one of a batch of one.
+      const element = (i: number) => (inputs.length > 1 || runs.length > 1 ? ['data', i] : []);
       // A batch of costly schedules is validated and written in slices: other requests get turns,
       // the first one right away (decoding and hashing the batch took this turn already).
       const slice = timeSlicer({ yieldFirst: true });
-      // Validate every element before writing anything: a batch that fails validation changes nothing.
+      // Decide every element before writing anything: a batch that fails validation changes nothing.
+      // A new job's settings do not depend on its id, so each is decided once, here, before ids
+      // are taken (a refused batch takes none), and recorded under the id it gets.
+      const created: JobCreated[] = [];
       for (const [i, input] of inputs.entries()) {
         await slice();
-        await at(prefix(i), () => {
+        inside(element(i), () => {
           checkGroup(accountId, input);
           const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
+          if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
+          created[i] = event;
           const order = runs[i];
-          if (order) runOrderCommand(accountId, 0, order, event?.type === 'JobCreated' ? event.data.settings.httpMethod : 'GET');
+          if (order) requestRunCommand(accountId, 0, order, event.data.settings.httpMethod);
         });
       }
       return storeFailure(async () => {
@@ -144,57 +166,65 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         const jobIds = record.ids;
         // The answer is each job as this batch created it, so a replay answers what the first call
         // did, whatever happened to the jobs since (edited, deleted).
-        const created: CronJob[] = [];
+        const answers: CronJob[] = [];
         const write = async (id: number, i: number) => {
           // On a retry, what the first attempt already wrote is read back, not written again.
-          const written = retry ? await store.readStream(`cronjob-${id}`) : [];
+          const written = retry ? await store.readStream(streamName('cronjob', id)) : [];
           let position: bigint | null = null;
-          if (written.length) created[i] = evolveJob(null, written[0] as unknown as JobEvent)!;
+          if (written.length) answers[i] = evolveJob(null, written[0] as unknown as JobEvent)!;
           else {
             const input = inputs[i];
-            if (!input) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
-            const result = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone });
-            position = result.position;
-            created[i] = result.state!;
+            const decided = created[i];
+            if (!input || !decided) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
+            const event: JobCreated = { type: 'JobCreated', data: { ...decided.data, id } };
+            const handled = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone }, { state: null, revision: 'no_stream', events: [event] });
+            position = handled.position;
+            answers[i] = handled.state!;
           }
           const order = runs[i];
-          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(runOrderCommand(accountId, id, order, created[i].settings.httpMethod))).position;
+          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(requestRunCommand(accountId, id, order, answers[i].settings.httpMethod))).position;
           return position;
         };
         await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
-        return created.map((job) => ({ job, points: jobPoints(job) }));
+        // The state folded from the stream's first event: revision 0.
+        return answers.map((job) => ({ job, points: jobPoints(job), revision: 0 }));
       }, idempotencyKey !== null);
     },
 
-    async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: RunOrder | null): Promise<JobEntry[]> {
+    async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: ExtraRun | null): Promise<JobEntry[]> {
       const owner = account(accountId);
       let entries: JobEntry[];
       if ('groupId' in target) {
         if (!view.group(accountId, target.groupId)) throw new AppError('NOT_FOUND', `group ${target.groupId} not found`);
         entries = view.jobsOf(accountId, (e) => e.job.settings.group === target.groupId);
       } else {
-        if (target.ids.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `id: at most ${MAX_BATCH} ids per batch, got ${target.ids.length}`);
+        checkBatchSize(target.ids.length, 'id');
         entries = liveJobs(accountId, target.ids);
       }
       checkGroup(accountId, input);
       // Validate everything against every job before writing anything: a failed edit changes nothing.
       if (entries.length === 0) resolveSettings({ ...defaultSettings(owner.timezone), url: 'http://example.com/' }, input, 0);
       const slice = timeSlicer();
+      const decisions: DecidedCommand[][] = [];
       for (const entry of entries) {
         await slice();
-        const [edited] = decideJob({ type: 'EditJob', id: entry.job.id, accountId, input }, entry.job, now());
-        if (!run) continue;
-        const method = edited?.type === 'JobEdited' ? (edited.data.changes.httpMethod ?? entry.job.settings.httpMethod) : entry.job.settings.httpMethod;
-        // The run is decided too: a disabled job refuses it (6) before the edit is stored.
-        decideJob(runOrderCommand(accountId, entry.job.id, run, method), entry.job, now());
+        const edit: JobCommand = { type: 'EditJob', id: entry.job.id, accountId, input };
+        const edited = decideOn(jobDecider, edit, entry.job, entry.revision, now());
+        const steps: DecidedCommand[] = [{ command: edit, decided: edited }];
+        if (run) {
+          // The run is decided too, on the edited job: a disabled job refuses it (6) before the edit is stored.
+          const after = edited.events.reduce(evolveJob, entry.job)!;
+          const order = requestRunCommand(accountId, entry.job.id, run, after.settings.httpMethod);
+          steps.push({ command: order, decided: decideOn(jobDecider, order, after, entry.revision + edited.events.length, now()) });
+        }
+        decisions.push(steps);
       }
       const positions = await slicedAll(
         entries.length,
         async (i) => {
-          const { job } = entries[i]!;
-          const edited = await runJobCommand({ type: 'EditJob', id: job.id, accountId, input });
-          if (!run) return edited.position;
-          return (await runJobCommand(runOrderCommand(accountId, job.id, run, edited.state!.settings.httpMethod))).position;
+          let position: bigint | null = null;
+          for (const { command, decided } of decisions[i]!) position = (await runJobCommand(command, decided)).position ?? position;
+          return position;
         },
         WRITES_IN_FLIGHT,
         slice,
@@ -205,14 +235,14 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     async applyAction(accountId: number, idList: number[], action: JobAction, pauseFor: string | null): Promise<JobEntry[]> {
       account(accountId);
-      if (idList.length > MAX_BATCH) throw new AppError('LIMIT_EXCEEDED', `id: at most ${MAX_BATCH} ids per batch, got ${idList.length}`);
+      checkBatchSize(idList.length, 'id');
       const entries = liveJobs(accountId, idList);
       const pauseUntil = (tz: string) => {
         if (pauseFor === null) return null;
         try {
           return addDuration(pauseFor, now(), tz);
         } catch (error) {
-          if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `for: ${error.message}`);
+          if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', error.message, { field: ['for'] });
           throw error;
         }
       };
@@ -225,8 +255,12 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         if (action === 'delete') return { type: 'DeleteJob', id, accountId };
         return { type: 'PauseJob', id, accountId, until: pauseUntil(job.settings.timezone) };
       });
-      for (const c of toRun) decideJob(c, view.job(accountId, c.id)!.job, now());
-      const results = await Promise.all(toRun.map((c) => runJobCommand(c)));
+      // Decided on the view's state before anything is written: one refused id changes nothing.
+      const decided = toRun.map((c) => {
+        const { job, revision } = view.job(accountId, c.id)!;
+        return decideOn(jobDecider, c, job, revision, now());
+      });
+      const results = await Promise.all(toRun.map((c, i) => runJobCommand(c, decided[i])));
       // Only the deletions this call made give their slots back (a concurrent one of the same job changed nothing).
       if (action === 'delete') await slots.release(accountId, results.filter((r) => r.events.length > 0).length);
       await settle(results.map((r) => r.position));
@@ -263,7 +297,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     async runJob(accountId: number, id: number, time: number, payload: string | null): Promise<number> {
       account(accountId);
       const entry = liveJob(accountId, id);
-      const command = runOrderCommand(accountId, id, { run: time > 0 ? time : 1, payload }, entry.job.settings.httpMethod);
+      const command = requestRunCommand(accountId, id, { run: time > 0 ? time : 1, payload }, entry.job.settings.httpMethod);
       const result = await runJobCommand(command);
       await view.waitFor(result.position);
       return Math.floor((command as Extract<JobCommand, { type: 'RequestRun' }>).runAt / 1000);
@@ -274,7 +308,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       const entry = view.job(accountId, id) ?? view.anyJob(id);
       if (!entry || entry.job.accountId !== accountId) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
       const size = Math.min(Math.max(limit || 100, 1), 1000);
-      const events = await store.readStream(`cronjob-${id}`, { direction: 'backwards' });
+      const events = await store.readStream(streamName('cronjob', id), { direction: 'backwards' });
       return events.slice((Math.max(page, 1) - 1) * size, Math.max(page, 1) * size).map((e) => ({
         revision: e.revision,
         time: Math.floor(((e.data as { at?: number }).at ?? e.time) / 1000),

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.ts';
-import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { categoryOf, streamIdOf, type EventStore, type RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import { compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -12,6 +12,8 @@ import { groupDecider, type Group, type GroupEvent } from './group.ts';
 export interface JobEntry {
   job: CronJob;
   points: number;
+  /** The revision of the job's stream this state is folded up to: a command decided on it appends there. */
+  revision: number;
 }
 
 /**
@@ -99,10 +101,9 @@ export class JobsView {
   }
 
   apply(event: RecordedEvent) {
-    const dash = event.stream.indexOf('-');
-    const category = event.stream.slice(0, dash);
-    const id = Number(event.stream.slice(dash + 1));
-    if (category === 'cronjob') this.applyJob(id, event as unknown as JobEvent);
+    const category = categoryOf(event.stream);
+    const id = Number(streamIdOf(event.stream));
+    if (category === 'cronjob') this.applyJob(id, event as unknown as JobEvent, event.revision);
     else if (category === 'group') this.applyGroup(id, event as unknown as GroupEvent);
     else if (category === 'account') this.applyAccount(id, event as unknown as AccountEvent);
     this.position = event.position;
@@ -113,7 +114,7 @@ export class JobsView {
     }
   }
 
-  private applyJob(id: number, event: JobEvent) {
+  private applyJob(id: number, event: JobEvent, revision: number) {
     const before = this.jobs.get(id);
     const job = evolveJob(before?.job ?? null, { type: event.type, data: event.data } as JobEvent);
     if (!job) return;
@@ -127,7 +128,7 @@ export class JobsView {
     }
     const scheduleChanged = !before || event.type === 'JobEdited';
     const points = scheduleChanged ? jobPoints(job) : before.points;
-    this.jobs.set(id, { job, points });
+    this.jobs.set(id, { job, points, revision });
   }
 
   private applyGroup(id: number, event: GroupEvent) {

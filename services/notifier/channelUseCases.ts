@@ -37,7 +37,7 @@ export function createChannelUseCases(store: EventStore, view: NotifierView, clo
   };
 
   const run = async (command: ChannelCommand): Promise<Channel> => {
-    const result = await handleCommand(store, channelStream(command.id), channelDecider, command, now);
+    const result = await handleCommand(store, { stream: channelStream(command.id), decider: channelDecider, command, now });
     await view.waitFor(result.position);
     return result.state!;
   };

@@ -89,7 +89,7 @@ export function createDispatcher(options: DispatcherOptions) {
       trimmed.add(accountId);
     }
     const channels = view.channelsOf(accountId).filter((c) => c.enabled).map((c) => c.id);
-    const result = await handleCommand(store, batchStream(accountId), batchDecider, { id: randomUUID(), accountId, triggers, channels }, now);
+    const result = await handleCommand(store, { stream: batchStream(accountId), decider: batchDecider, command: { id: randomUUID(), accountId, triggers, channels }, now });
     for (const event of result.events) {
       log.info('notification decided', { id: event.data.id, accountId, triggers: event.data.triggers.length, channels: event.data.routes.map((r) => r.channelId) });
       await options.onDecided?.(event.data).catch((error) => log.warn('notification not published on the bus', { id: event.data.id, error }));
@@ -103,11 +103,11 @@ export function createDispatcher(options: DispatcherOptions) {
     const channel = view.channel(route.channelId);
     if (!channel || channel.deleted || !channel.enabled) {
       const reason = !channel || channel.deleted ? 'the channel was deleted' : `the channel is disabled${channel.lastError ? ` (last error: ${channel.lastError})` : ''}`;
-      const r = await handleCommand(store, stream, deliveryDecider, { type: 'Abandon', channelId: route.channelId, reason }, now);
+      const r = await handleCommand(store, { stream, decider: deliveryDecider, command: { type: 'Abandon', channelId: route.channelId, reason }, now });
       await view.waitFor(r.position);
       return;
     }
-    const claim = await handleCommand(store, stream, deliveryDecider, { type: 'Claim', channelId: channel.id, leaseMs: options.leaseMs }, now);
+    const claim = await handleCommand(store, { stream, decider: deliveryDecider, command: { type: 'Claim', channelId: channel.id, leaseMs: options.leaseMs }, now });
     const claimed = claim.events.find((e) => e.type === 'DeliveryClaimed');
     if (!claimed) {
       await view.waitFor(claim.position);
@@ -117,8 +117,8 @@ export function createDispatcher(options: DispatcherOptions) {
     const triggers = open.decided.triggers.filter((t) => route.keys.includes(t.key));
     const outcome = await senders.send(channel, triggers, now());
     const retryAt = outcome.ok ? null : now() + retryDelay(attempt, options.retry, outcome.retryAfterMs, options.random);
-    const recorded = await handleCommand(store, stream, deliveryDecider, { type: 'Record', channelId: channel.id, attempt, ok: outcome.ok, error: outcome.error, retryAt }, now);
-    const health = await handleCommand(store, channelStream(channel.id), channelDecider, { type: 'RecordAttempt', id: channel.id, ok: outcome.ok, error: outcome.error }, now);
+    const recorded = await handleCommand(store, { stream, decider: deliveryDecider, command: { type: 'Record', channelId: channel.id, attempt, ok: outcome.ok, error: outcome.error, retryAt }, now });
+    const health = await handleCommand(store, { stream: channelStream(channel.id), decider: channelDecider, command: { type: 'RecordAttempt', id: channel.id, ok: outcome.ok, error: outcome.error }, now });
     options.onAttempt?.(channel.type, outcome.ok ? 'delivered' : 'failed');
     const fields = { notification: id, channel: channel.id, type: channel.type, attempt };
     if (outcome.ok) log.info('notification delivered', fields);

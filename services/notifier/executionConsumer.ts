@@ -52,7 +52,7 @@ export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierVie
       await store.setStreamMaxCount(jobNotifyStream(job.id), JOB_NOTIFY_EVENTS_KEPT);
       trimmed.add(job.id);
     }
-    const result = await handleCommand(store, jobNotifyStream(job.id), jobNotifyDecider, { job, execution: facts }, () => clock.now());
+    const result = await handleCommand(store, { stream: jobNotifyStream(job.id), decider: jobNotifyDecider, command: { job, execution: facts }, now: () => clock.now() });
     // The view must know this run's outcome before the next one is looked at (the fast path above reads it).
     await view.waitFor(result.position);
     await msg.ack();

@@ -99,3 +99,12 @@ export const categoryOf = (stream: string) => {
   const dash = stream.indexOf('-');
   return dash < 0 ? stream : stream.slice(0, dash);
 };
+
+/** The name of an entity's stream: `<category>-<id>`, e.g. `cronjob-7`. */
+export const streamName = (category: string, id: number | string) => `${category}-${id}`;
+
+/** The id part of a stream's name: what follows the first '-' (`cronjob-7` -> `7`). */
+export const streamIdOf = (stream: string) => {
+  const dash = stream.indexOf('-');
+  return dash < 0 ? '' : stream.slice(dash + 1);
+};

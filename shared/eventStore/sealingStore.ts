@@ -1,4 +1,4 @@
-import type { EventData, EventStore, RecordedEvent } from './eventStore.ts';
+import { categoryOf, type EventData, type EventStore, type RecordedEvent } from './eventStore.ts';
 
 /** How one category of streams seals its secrets on the way in and opens them on the way out. */
 export interface StreamSealing {
@@ -14,11 +14,6 @@ export interface SealingOptions {
    */
   openSubscriptions?: boolean;
 }
-
-const categoryOf = (stream: string) => {
-  const dash = stream.indexOf('-');
-  return dash < 0 ? stream : stream.slice(0, dash);
-};
 
 /**
  * A service's view of the event store with secrets sealed at rest: events of the given stream

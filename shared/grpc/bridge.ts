@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { fromBinary, toBinary, create, type MessageShape, type MessageInitShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { randomUUID } from 'node:crypto';
-import { AppError, isAppError, isErrorKind } from '../errors.ts';
+import { AppError, isAppError, isErrorKind, type FieldPath } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { callMetadata, channelCredentials, channelOptions, serverCredentials, tokenInterceptor, type GrpcCredentials } from './grpcAuth.ts';
 import { GRPC_STATUS, UNREACHABLE } from './grpcStatus.ts';
@@ -10,7 +10,8 @@ import { GRPC_STATUS, UNREACHABLE } from './grpcStatus.ts';
 /**
  * protoc-gen-es writes no grpc-js stubs: this bridge turns a generated service descriptor into a
  * grpc-js service definition, a server implementation and a promise-based client. Errors cross
- * the wire as a gRPC status plus the AppError kind in metadata, so callers get the same AppError.
+ * the wire as a gRPC status plus the AppError kind and field path in metadata, so callers get the
+ * same AppError.
  */
 export type ServiceImpl<S extends GenServiceMethods> = {
   [K in keyof S]: (request: MessageShape<S[K]['input']>) => Promise<MessageInitShape<S[K]['output']>>;
@@ -21,6 +22,8 @@ export type ServiceClient<S extends GenServiceMethods> = {
 } & { close(): void };
 
 const KIND_HEADER = 'tock-error-kind';
+/** The AppError's field path, as JSON; the status details then carry the message without it. */
+const FIELD_HEADER = 'tock-error-field';
 
 function definitionOf<S extends GenServiceMethods>(service: GenService<S>): grpc.ServiceDefinition {
   const definition: Record<string, grpc.MethodDefinition<any, any>> = {};
@@ -66,7 +69,8 @@ function toServiceError(error: unknown, where: string, log: Logger): Partial<grp
   const metadata = new grpc.Metadata();
   if (isAppError(error) && error.kind !== 'INTERNAL') {
     metadata.set(KIND_HEADER, error.kind);
-    return { code: GRPC_STATUS[error.kind], details: wellFormed(error.message), metadata };
+    if (error.field.length) metadata.set(FIELD_HEADER, JSON.stringify(error.field));
+    return { code: GRPC_STATUS[error.kind], details: wellFormed(error.detail), metadata };
   }
   const requestId = randomUUID();
   log.error('request failed', { where, requestId, error });
@@ -138,10 +142,20 @@ export function createClient<S extends GenServiceMethods>(
 
 function fromServiceError(error: grpc.ServiceError): AppError {
   const kind = error.metadata?.get(KIND_HEADER)[0];
-  if (isErrorKind(kind)) return new AppError(kind, error.details, { cause: error });
+  if (isErrorKind(kind)) return new AppError(kind, error.details, { cause: error, field: fieldOf(error.metadata.get(FIELD_HEADER)[0]) });
   // The peer refused our credential: an operator's problem, never the API client's (no 401 upstream).
   if (error.code === grpc.status.UNAUTHENTICATED) return new AppError('INTERNAL', `service call refused: ${error.details}`, { cause: error });
   // No kind: the peer never answered (down, unreachable, past the deadline). Worth a retry.
   if (UNREACHABLE.has(error.code)) return new AppError('UNAVAILABLE', `service unavailable: ${error.details}`, { cause: error });
   return new AppError('INTERNAL', error.details || error.message, { cause: error });
+}
+
+function fieldOf(header: unknown): FieldPath {
+  if (typeof header !== 'string') return [];
+  try {
+    const field: unknown = JSON.parse(header);
+    return Array.isArray(field) && field.every((p) => typeof p === 'string' || typeof p === 'number') ? field : [];
+  } catch {
+    return [];
+  }
 }

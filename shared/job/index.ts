@@ -1,9 +1,22 @@
 /**
  * The cron job, as jobs and planner both see it: its events and how they fold into its state,
- * its status rules, its settings (one table) and their validation, its schedule. Pure domain: no
- * transport, store or generated code.
+ * its commands and the rules that decide them, its status rules, its settings (one table) and
+ * their validation, its schedule. Pure domain: no transport, store or generated code.
  */
-export { STATUS, effectiveStatus, evolveJob, initialJobState, type CronJob, type JobEvent, type JobEventType, type JobState, type JobStatus } from './cronJob.ts';
+export {
+  STATUS,
+  decideJob,
+  effectiveStatus,
+  evolveJob,
+  initialJobState,
+  jobDecider,
+  type CronJob,
+  type JobCommand,
+  type JobEvent,
+  type JobEventType,
+  type JobState,
+  type JobStatus,
+} from './cronJob.ts';
 export {
   HTTP_METHODS,
   SCHEDULE_SETTINGS,

@@ -8,7 +8,7 @@ export function compileSchedule(settings: Pick<JobSettings, 'expression' | 'time
     const dst = { gap: settings.dstGap, overlap: settings.dstOverlap };
     return parseSchedule({ expression: settings.expression, timezone: settings.timezone, filter: settings.filter || null, jobId, dst });
   } catch (error) {
-    if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `${error.field}: ${error.message}`);
+    if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', error.message, { field: [error.field] });
     throw error;
   }
 }
@@ -38,7 +38,7 @@ export function resolveSettings(base: JobSettings, input: SettingsInput, jobId: 
     try {
       checkFires(schedule, now);
     } catch (error) {
-      if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', `${error.field}: ${error.message}`);
+      if (error instanceof ScheduleError) throw new AppError('INVALID_PARAMETER', error.message, { field: [error.field] });
       throw error;
     }
   }

@@ -63,7 +63,7 @@ export interface Setting<T> {
   readonly schedule?: boolean;
 }
 
-const invalid = (name: string, why: string) => new AppError('INVALID_PARAMETER', `${name}: ${why}`);
+const invalid = (name: string, why: string) => new AppError('INVALID_PARAMETER', why, { field: [name] });
 
 const intRange = (min: number, max: number, unit = '') => (value: number, name: string) => {
   if (!Number.isInteger(value) || value < min || value > max) throw invalid(name, `must be a whole number from ${min} to ${max}${unit}, got ${value}`);

@@ -1,5 +1,5 @@
 import { AppError } from '../errors.ts';
-import type { Decider } from '../eventStore/handleCommand.ts';
+import type { Decider } from '../decider.ts';
 import type { Trigger } from './rules.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { isSealed } from '../crypto/envelope.ts';
 import { AppError } from '../errors.ts';
-import type { Decider } from '../eventStore/handleCommand.ts';
+import type { Decider } from '../decider.ts';
 
 /**
  * A channel: where an account's notifications go. Its address is a secret for every kind but

@@ -1,4 +1,4 @@
-import type { Decider } from '../eventStore/handleCommand.ts';
+import type { Decider } from '../decider.ts';
 
 /**
  * Delivery of one notification to its channels, as events of `notifydelivery-<id>`:

@@ -1,4 +1,4 @@
-import type { Decider } from '../eventStore/handleCommand.ts';
+import type { Decider } from '../decider.ts';
 
 /**
  * When a job's executions call for a notification (FastCron's rules, in our words):

@@ -19,6 +19,16 @@ describe('the error table', () => {
     for (const kind of ERROR_KINDS) expect(GRPC_STATUS[kind], kind).to.be.a('number');
   });
 
+  it('a field path names the parameter: a batch places an error inside its element, no text rewritten', () => {
+    const error = new AppError('INVALID_PARAMETER', 'must not be empty', { field: ['url'] });
+    expect(error.message).to.equal('url: must not be empty');
+    const placed = error.within('data', 3);
+    expect(placed).to.include({ kind: 'INVALID_PARAMETER', detail: 'must not be empty', message: 'data[3].url: must not be empty' });
+    expect(placed.field).to.deep.equal(['data', 3, 'url']);
+    expect(new AppError('INVALID_PARAMETER', 'must be an object', { field: ['data', 0] }).message).to.equal('data[0]: must be an object');
+    expect(new AppError('INVALID_PARAMETER', 'must be an integer', { field: ['id', 2] }).message).to.equal('id[2]: must be an integer');
+  });
+
   it('AppError keeps its cause (ES2022), for the log only', () => {
     const driver = new Error('SQLITE_BUSY: database is locked');
     const error = new AppError('UNAVAILABLE', 'event store (sqlite): busy', { cause: driver });
@@ -43,6 +53,19 @@ describe('errors over real gRPC', () => {
   after(() => stopServer(server));
 
   const kinds: ErrorKind[] = ['UNAVAILABLE', 'CONFLICT', 'NOT_FOUND', 'RATE_LIMITED', 'INVALID_PARAMETER'];
+  it('the field path crosses the wire as a path: the caller can place it further', async () => {
+    failure = new AppError('INVALID_PARAMETER', 'scheme must be http or https, got ftp', { field: ['data', 3, 'url'] });
+    const client = createClient(PlannerService, `127.0.0.1:${port}`, {});
+    try {
+      const error = (await client.nextRuns({}).then(() => null, (e: unknown) => e)) as AppError;
+      expect(error).to.be.instanceOf(AppError);
+      expect(error.field).to.deep.equal(['data', 3, 'url']);
+      expect(error).to.include({ detail: 'scheme must be http or https, got ftp', message: 'data[3].url: scheme must be http or https, got ftp' });
+    } finally {
+      client.close();
+    }
+  });
+
   for (const kind of kinds) {
     it(`${kind} thrown by the service arrives as ${kind}, with status ${GrpcStatus[GRPC_STATUS[kind]]}`, async () => {
       failure = new AppError(kind, `failed as ${kind}`);

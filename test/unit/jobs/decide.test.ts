@@ -1,5 +1,4 @@
-import { jobDecider, type JobCommand } from '../../../services/jobs/decide.ts';
-import { defaultSettings, type JobEvent, type JobSettings } from '../../../shared/job/index.ts';
+import { defaultSettings, jobDecider, type JobCommand, type JobEvent, type JobSettings } from '../../../shared/job/index.ts';
 import { deciderSpec, NOW } from '../support/given.ts';
 
 const given = deciderSpec(jobDecider);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AppError, type ErrorKind } from '../../../shared/errors.ts';
-import type { Decider, DomainEvent } from '../../../services/jobs/handleCommand.ts';
+import type { Decider, DomainEvent } from '../../../shared/decider.ts';
 
 /** 2030-01-01T00:00:00Z: the decision instant of every spec unless one says otherwise. */
 export const NOW = Date.UTC(2030, 0, 1);
