@@ -2,7 +2,7 @@
  * The chaos run's verdict (pure): from what the target received, what cron_logs, the event store
  * and cron_list say, and what the client was told, every anomaly of the run. See history.ts.
  */
-import type { Anomaly, Arrival, Fault, History, JobState, LogResult, Op, Verdict } from './history.ts';
+import type { Anomaly, Fault, History, JobState, LogResult, Op, Verdict } from './history.ts';
 import { ABSENT } from './history.ts';
 
 /** A second matches `* * * * * *` or `*\/n * * * * *`, the only schedules the workload sets. */
@@ -36,9 +36,15 @@ export function parseCall(url: string): { key: string; path: string; at: number 
   return m ? { key: m[1]!, path: `/c/${m[1]}${m[2] ?? ''}`, at: Number(m[3]) } : null;
 }
 
-/** The fault (kind:target) during which `at` happened, give or take `slackMs`, for faults that can make a run repeat. */
-function explainingFault(faults: Fault[], at: number, slackMs: number, touches: (f: Fault) => boolean): string | undefined {
-  const f = faults.find((x) => touches(x) && at >= x.startMs - slackMs && at <= x.endMs + slackMs);
+/**
+ * The fault (kind:target) that explains a run called again with the same run id, first called at
+ * `at`: one that left an executor holding runs it could not acknowledge (killed, stopped, cut off
+ * from NATS, or NATS gone) from shortly before that call until the executors' ack wait (5 s) and
+ * a loaded machine's delay (10 s) after the fault ended. A stopped executor runs what it held when
+ * it resumes, while the redelivered copies have gone to the other one.
+ */
+function explainingFault(faults: Fault[], at: number): string | undefined {
+  const f = faults.find((x) => affectsExecutors(x) && at >= x.startMs - 5000 && at <= x.endMs + 15_000);
   return f && `${f.kind}:${f.target}`;
 }
 
@@ -93,7 +99,7 @@ export function check(h: History): Verdict {
         const repeats = got.filter((c) => c.runId === runId);
         if (repeats.length < 2) continue;
         redelivered.total += repeats.length - 1;
-        const because = explainingFault(h.faults, repeats[0]!.at, 5000, affectsExecutors);
+        const because = explainingFault(h.faults, repeats[0]!.at);
         if (because) redelivered.byFault[because] = (redelivered.byFault[because] ?? 0) + repeats.length - 1;
         else flag('redelivery-unexplained', `${when}: run ${runId} called ${repeats.length} times (${repeats.map((c) => new Date(c.at).toISOString()).join(', ')}), no executor or NATS fault around`);
       }
