@@ -52,7 +52,16 @@ try {
   print(`faults over, every fault healed; quiet for ${values.quiet} s`);
   await sleep(Number(values.quiet) * 1000);
 
-  // The record.
+  // The record. The services may still be catching up on a loaded machine: a call that is not
+  // answered, or answered 503, is asked again for up to two minutes.
+  const settled = async (fn: string, params: Record<string, unknown>) => {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      const got = await api(fn, params);
+      if (got.status === 'success' || got.code === 5 || Date.now() > deadline) return got;
+      await sleep(1000);
+    }
+  };
   const arrivals = await target.arrivals();
   const logs: LogResult[] = [];
   const logsFrom: Record<string, number> = {};
@@ -60,8 +69,9 @@ try {
     if (job.id === undefined) continue;
     const entries: any[] = [];
     for (let page = 1; ; page++) {
-      const got = await api('cron_logs', { id: job.id, limit: 1000, page });
+      const got = await settled('cron_logs', { id: job.id, limit: 1000, page });
       if (got.status !== 'success') {
+        if (got.code !== 5) throw new Error(`cron_logs of job ${job.id} failed: ${JSON.stringify(got)}`);
         // A deleted job's results are no longer served: its runs are judged from the target alone.
         logsFrom[key] = Number.POSITIVE_INFINITY;
         break;
@@ -71,7 +81,7 @@ try {
     }
     for (const { result: r } of entries) logs.push({ key, time: r.time, status: r.status, httpStatus: r.httpStatus, error: r.error, missed: r.missed ?? 0 });
   }
-  const listed = await api('cron_list', { limit: 1000 });
+  const listed = await settled('cron_list', { limit: 1000 });
   if (listed.status !== 'success') throw new Error(`final cron_list failed: ${JSON.stringify(listed)}`);
   const finalJobs: FinalJob[] = (listed.data as any[]).map((j) => ({ id: j.id, path: new URL(j.url).pathname, expression: j.expression, status: j.status }));
   const store: StoreEvent[] = (
