@@ -99,7 +99,9 @@ export function check(h: History): Verdict {
         const repeats = got.filter((c) => c.runId === runId);
         if (repeats.length < 2) continue;
         redelivered.total += repeats.length - 1;
-        const because = explainingFault(h.faults, repeats[0]!.at);
+        // The first call near the fault (an executor held it when it died or stalled), or a repeat
+        // near it (NATS lost the acknowledgement and delivered it again).
+        const because = repeats.map((c) => explainingFault(h.faults, c.at)).find(Boolean);
         if (because) redelivered.byFault[because] = (redelivered.byFault[because] ?? 0) + repeats.length - 1;
         else flag('redelivery-unexplained', `${when}: run ${runId} called ${repeats.length} times (${repeats.map((c) => new Date(c.at).toISOString()).join(', ')}), no executor or NATS fault around`);
       }

@@ -49,8 +49,25 @@ try {
   const over = () => Date.now() >= faultsUntil;
   await Promise.all([nemesis.run(over), editor.run(over)]);
   const toMs = Date.now();
-  print(`faults over, every fault healed; quiet for ${values.quiet} s`);
+  print(`faults over, every fault healed; quiet for at least ${values.quiet} s`);
   await sleep(Number(values.quiet) * 1000);
+  // On a loaded machine runs and their results arrive minutes late: wait until neither the target's
+  // record nor cron_logs has grown for 30 s (at most 10 minutes), so what is judged is what stays.
+  const progress = async () => {
+    let results = 0;
+    for (const job of editor.jobs.values()) {
+      const got = job.id === undefined ? undefined : await api('cron_logs', { id: job.id, limit: 1000 });
+      results += got?.status === 'success' ? (got.data as unknown[]).length : 0;
+    }
+    return `${(await target.arrivals()).length}/${results}`;
+  };
+  for (let last = '', still = 0, until = Date.now() + 600_000; still < 3 && Date.now() < until; ) {
+    const now = await progress();
+    still = now === last ? still + 1 : 0;
+    last = now;
+    if (still < 3) await sleep(10_000);
+  }
+  print('the target and cron_logs have settled');
 
   // The record. The services may still be catching up on a loaded machine: a call that is not
   // answered, or answered 503, is asked again for up to two minutes.
@@ -102,7 +119,9 @@ try {
   console.log(`occurrences checked: ${JSON.stringify(verdict.occurrences)}; target calls ${arrivals.length}, cron_logs results ${logs.length}, store events ${store.length}`);
   console.log(`repeated with the same run id (at-least-once exception): ${verdict.redelivered.total} ${JSON.stringify(verdict.redelivered.byFault)}`);
   console.log(`notifications: ${JSON.stringify(verdict.notifications)}`);
-  console.log(`anomalies: ${verdict.anomalies.length}`);
+  const byKind = new Map<string, number>();
+  for (const a of verdict.anomalies) byKind.set(a.kind, (byKind.get(a.kind) ?? 0) + 1);
+  console.log(`anomalies: ${verdict.anomalies.length} ${JSON.stringify(Object.fromEntries(byKind))}`);
   for (const a of verdict.anomalies.slice(0, 200)) console.log(`  ${a.kind}: ${a.detail}`);
   failed = verdict.anomalies.length > 0 || verdict.occurrences.ran === 0;
   if (verdict.occurrences.ran === 0) console.log('nothing ran: the run proves nothing');
