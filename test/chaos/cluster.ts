@@ -5,7 +5,7 @@
  * PostgreSQL through a link of its own (proxyProcess.ts) that the nemesis can cut.
  */
 import { fork } from 'node:child_process';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
@@ -141,6 +141,8 @@ export async function startCluster(logDir: string) {
         await p.kill('SIGKILL');
       }
       proxies.stop();
+      // nats-server's own account of the run (slow consumers, authorization errors, restarts).
+      writeFileSync(join(logDir, 'nats-server.log'), nats.log());
       await nats.stop();
       postgres.destroy();
       for (const f of files.values()) f.end();
