@@ -218,6 +218,7 @@ const SCHEMAS: Record<string, Schema> = {
           executionTime: { type: 'number', description: 'seconds' },
           attempt: int('which attempt of its occurrence (1 the first)'),
           willRetry: bool('another attempt of this occurrence is scheduled'),
+          missed: int('after downtime, how many scheduled occurrences this one late run stands for (0: an ordinary run)'),
         },
       },
     },

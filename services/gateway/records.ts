@@ -80,6 +80,8 @@ export function logRecord(entry: LogEntry) {
       // Tock's: which attempt of its occurrence (retries), and whether another one follows.
       attempt: e.attempt || 1,
       willRetry: e.willRetry,
+      // After downtime: how many occurrences this one late run stands for (0 for an ordinary run).
+      missed: e.missed,
     },
   };
 }

@@ -35,33 +35,45 @@ export async function startNatsWithUsers() {
   writeFileSync(join(dir, 'nats.conf'), config);
   const passwords = Object.fromEntries(NATS_USERS.map((u) => [u, natsPassword()])) as Record<NatsUser, string>;
   const env = Object.fromEntries(NATS_USERS.map((u) => [`NATS_${u.toUpperCase()}_PASSWORD`, passwords[u]]));
-  const child: ChildProcess = spawn(natsServerBinary(), ['-c', join(dir, 'nats.conf')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let child: ChildProcess;
   let log = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 15_000);
-    const onData = (c: Buffer) => {
-      log += String(c);
-      if (/Server is ready/.test(log)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`nats-server exited with ${code}:\n${log}`)));
-  });
+  const launch = () =>
+    new Promise<void>((resolve, reject) => {
+      child = spawn(natsServerBinary(), ['-c', join(dir, 'nats.conf')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let ready = false;
+      const mark = log.length;
+      const timer = setTimeout(() => reject(new Error(`nats-server did not start:\n${log}`)), 15_000);
+      const onData = (c: Buffer) => {
+        log += String(c);
+        if (!ready && /Server is ready/.test(log.slice(mark))) {
+          ready = true;
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`nats-server exited with ${code}:\n${log}`)));
+    });
+  const halt = (signal: NodeJS.Signals) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill(signal);
+    });
+  await launch();
   return {
     url: `nats://127.0.0.1:${port}`,
     passwords,
     /** The environment of a Tock service that connects as `user`. */
     envOf: (user: NatsUser) => ({ NATS_USER: user, NATS_PASSWORD: passwords[user] }),
     log: () => log,
+    /** Stops the server (SIGTERM: a clean shutdown; SIGKILL: a crash), keeping its store for `start`. */
+    halt,
+    /** Starts it again on the same port with the same store. */
+    start: launch,
     async stop() {
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      });
+      await halt('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
     },
   };

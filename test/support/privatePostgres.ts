@@ -55,8 +55,11 @@ export async function startPrivatePostgres() {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     start: () => run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start']),
-    /** `-m fast`: open sessions are ended at once (what a restart by an operator or an orchestrator does). */
-    stop: () => run([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', '-t', '30', 'stop']),
+    /**
+     * `-m fast` (default): open sessions are ended at once (what a restart by an operator or an
+     * orchestrator does); `immediate`: the server dies without a checkpoint, as in a crash.
+     */
+    stop: (mode: 'fast' | 'immediate' = 'fast') => run([join(bin, 'pg_ctl'), '-D', data, '-m', mode, '-w', '-t', '30', 'stop']),
     destroy() {
       try {
         if (existsSync(join(data, 'postmaster.pid'))) run([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop']);
