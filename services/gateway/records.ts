@@ -53,6 +53,9 @@ export const accountRecord = (a: Account) => ({
   expiryDate: null,
 });
 
+/** The API's result status of an execution outcome: 0 succeeded, 1 failed, 2 skipped. */
+export const resultStatus = (outcome: ExecutionOutcome) => (outcome === ExecutionOutcome.SUCCEEDED ? 0 : outcome === ExecutionOutcome.SKIPPED ? 2 : 1);
+
 /** Spec 2.3: each element is { result: {...} }. */
 export function logRecord(entry: LogEntry) {
   const e = entry.execution!;
@@ -60,7 +63,7 @@ export function logRecord(entry: LogEntry) {
     result: {
       id: Number(entry.id),
       time: Number(e.time),
-      status: e.outcome === ExecutionOutcome.SUCCEEDED ? 0 : e.outcome === ExecutionOutcome.SKIPPED ? 2 : 1,
+      status: resultStatus(e.outcome),
       startTime: Math.floor(Number(e.startTimeMs) / 1000),
       downloaded: Number(e.downloaded),
       httpStatus: e.httpStatus,
@@ -73,6 +76,10 @@ export function logRecord(entry: LogEntry) {
       // Tock's: which attempt of its occurrence (retries), and whether another one follows.
       attempt: e.attempt || 1,
       willRetry: e.willRetry,
+      // Tock's: a run asked for (cron_run, run/payload) rather than a scheduled one, and how late
+      // it started after its time, in seconds to the millisecond (startTime is whole seconds).
+      manual: e.manual,
+      lateness: Math.max(0, Number(e.startTimeMs) - Number(e.time) * 1000) / 1000,
     },
   };
 }
