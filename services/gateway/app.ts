@@ -106,15 +106,20 @@ export function createGateway(options: GatewayOptions): Koa {
       // parsing. A token in the header is checked (and counted) first; without one, a client
       // address whose bad guesses spent its bucket is turned away before its body is read.
       const bearer = bearerToken(ctx.get('authorization'));
-      let account = bearer === undefined ? undefined : await authenticate(clients.jobs, bearer, ctx.ip, addressLimiter, tokenLimiter);
-      if (!account) {
+      let caller = bearer === undefined ? undefined : await authenticate(clients.jobs, bearer, ctx.ip, addressLimiter, tokenLimiter);
+      if (!caller) {
         const wait = addressLimiter.wait(ctx.ip);
         if (wait) throw new RateLimitError(wait);
       }
       const body = ctx.method === 'GET' ? { fields: {}, json: null } : parseBody(await readBody(ctx.req), ctx.get('content-type') || undefined);
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
-      account ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
+      caller ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
+      const { account, limitKey } = caller;
       accountId = String(account.id);
+      // The token's budget after this call, so a client (the dashboard) can pace itself and never
+      // be refused: IETF draft RateLimit fields, seconds.
+      const budget = tokenLimiter.state(limitKey);
+      if (options.rateLimit.rate > 0) ctx.set({ 'RateLimit-Limit': String(options.rateLimit.burst), 'RateLimit-Remaining': String(budget.remaining), 'RateLimit-Reset': String(budget.reset) });
       ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);

@@ -17,7 +17,7 @@ type Limiter = { take(key: string): number };
 
 /**
  * Resolves the token to its account. Unknown tokens are limited per client address (so guessing
- * is slow), known ones per token.
+ * is slow), known ones per token: `limitKey` is the token's bucket.
  */
 export async function authenticate(jobs: Clients['jobs'], token: string | undefined, address: string, byAddress: Limiter, byToken: Limiter) {
   const refuse = () => {
@@ -36,5 +36,5 @@ export async function authenticate(jobs: Clients['jobs'], token: string | undefi
   }
   const wait = byToken.take(tokenHash);
   if (wait) throw new RateLimitError(wait);
-  return account;
+  return { account, limitKey: tokenHash };
 }

@@ -8,6 +8,7 @@ import { id, ids, int32, paging, extraRun, runTime, settingsFrom } from './input
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
+import { jobHealth, NO_HEALTH } from './health.ts';
 import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
 
 export interface Clients {
@@ -71,19 +72,20 @@ async function checkChannels(c: Clients, accountId: bigint, settings: { notifyCh
   }
 }
 
-/** Adds nextRun (from the planner, which owns it) to job records. */
+/**
+ * Job records: each job's settings and state, nextRun (from the planner, which owns it) and Tock's
+ * additions from the logs (last result, recent outcomes, counts of the last day; null when deleted
+ * or when the logs service cannot answer).
+ */
 async function records(jobs: CronJob[], c: Clients, accountId: bigint) {
   const live = jobs.filter((j) => !j.deleted);
-  let next: bigint[] = [];
-  if (c.planner && live.length) {
-    // nextRun is a convenience: a planner that is down or restarting must not fail job reads.
-    next = await c.planner.nextRunOf({ accountId, ids: live.map((j) => j.id) }).then(
-      (r) => r.nextRuns,
-      () => [],
-    );
-  }
+  // nextRun is a convenience: a planner that is down or restarting must not fail job reads.
+  const [next, health] = await Promise.all([
+    c.planner && live.length ? c.planner.nextRunOf({ accountId, ids: live.map((j) => j.id) }).then((r) => r.nextRuns, () => [] as bigint[]) : ([] as bigint[]),
+    jobHealth(c, accountId, live, Date.now()),
+  ]);
   const byId = new Map(live.map((j, i) => [j.id, next[i] ? Number(next[i]) : null]));
-  return slicedMap(jobs, (j) => jobRecord(j, byId.get(j.id) ?? null));
+  return slicedMap(jobs, (j) => ({ ...jobRecord(j, byId.get(j.id) ?? null), ...(health?.get(j.id) ?? NO_HEALTH) }));
 }
 const record = async (job: CronJob, c: Clients, accountId: bigint) => (await records([job], c, accountId))[0];
 

@@ -28,6 +28,17 @@ export function createRateLimiter(options: { rate: number; burst: number }, now:
       const tokens = Math.min(options.burst, bucket.tokens + ((now() - bucket.at) / 1000) * options.rate);
       return tokens >= 1 ? 0 : waitFor(tokens);
     },
+    /**
+     * What the RateLimit-* headers tell a client after a call: whole requests left now, and the
+     * seconds until the next one is there (0 when one is). A client that waits `reset` when
+     * `remaining` is 0 is never refused.
+     */
+    state(key: string): { remaining: number; reset: number } {
+      const bucket = buckets.get(key);
+      if (options.rate <= 0 || !bucket) return { remaining: options.burst, reset: 0 };
+      const tokens = Math.min(options.burst, bucket.tokens + ((now() - bucket.at) / 1000) * options.rate);
+      return { remaining: Math.floor(tokens), reset: tokens >= 1 ? 0 : waitFor(tokens) };
+    },
     /** Takes one token; returns 0 when allowed, otherwise the seconds to wait (Retry-After). */
     take(key: string): number {
       if (options.rate <= 0) return 0;

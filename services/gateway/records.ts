@@ -60,6 +60,9 @@ export const accountRecord = (a: Account) => ({
   expiryDate: null,
 });
 
+/** The API's result status of an execution outcome: 0 succeeded, 1 failed, 2 skipped. */
+export const resultStatus = (outcome: ExecutionOutcome) => (outcome === ExecutionOutcome.SUCCEEDED ? 0 : outcome === ExecutionOutcome.SKIPPED ? 2 : 1);
+
 /** Spec 2.3: each element is { result: {...} }. */
 export function logRecord(entry: LogEntry) {
   const e = entry.execution!;
@@ -67,7 +70,7 @@ export function logRecord(entry: LogEntry) {
     result: {
       id: Number(entry.id),
       time: Number(e.time),
-      status: e.outcome === ExecutionOutcome.SUCCEEDED ? 0 : e.outcome === ExecutionOutcome.SKIPPED ? 2 : 1,
+      status: resultStatus(e.outcome),
       startTime: Math.floor(Number(e.startTimeMs) / 1000),
       downloaded: Number(e.downloaded),
       httpStatus: e.httpStatus,
@@ -82,6 +85,10 @@ export function logRecord(entry: LogEntry) {
       willRetry: e.willRetry,
       // After downtime: how many occurrences this one late run stands for (0 for an ordinary run).
       missed: e.missed,
+      // Tock's: a run asked for (cron_run, run/payload) rather than a scheduled one, and how late
+      // it started after its time, in seconds to the millisecond (startTime is whole seconds).
+      manual: e.manual,
+      lateness: Math.max(0, Number(e.startTimeMs) - Number(e.time) * 1000) / 1000,
     },
   };
 }

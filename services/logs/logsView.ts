@@ -7,7 +7,7 @@
  * replaying the stream. Retention keeps the newest results of each job by (scheduled time, id),
  * the order the log is shown in, so the result does not depend on the order executions arrive in.
  */
-import type { Execution } from '../../shared/gen/tock/v1/events_pb.ts';
+import type { Execution, ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
 
 /** The meta key holding the highest entry id ever given (ids are never given twice, even once pruned). */
 export const MAX_ID_KEY = 'max_id';
@@ -45,6 +45,28 @@ export interface RecordInput {
   data?: Uint8Array;
 }
 
+export interface SummariesQuery {
+  accountId: bigint | number;
+  jobIds: readonly (bigint | number)[];
+  /** How many of the newest outcomes per job (at most 100). */
+  recent: number;
+  /** Runs scheduled at or after this Unix second are counted. */
+  since: number;
+}
+
+/** A job's health from the log it keeps: one per asked job, in the order asked. */
+export interface JobSummary {
+  jobId: bigint;
+  last?: LogsEntry;
+  /** Newest first. */
+  recent: ExecutionOutcome[];
+  runsSince: number;
+  failuresSince: number;
+}
+
+/** At most this many outcomes per job in a summary. */
+export const SUMMARY_RECENT_MAX = 100;
+
 export interface LogsView {
   readonly keepPerJob: number;
   readonly keepFailuresPerJob: number;
@@ -54,6 +76,8 @@ export interface LogsView {
   recordMany(batch: RecordInput[]): Promise<boolean[]>;
   /** Newest first (scheduled time, then id), scoped to the account: another account's results never show. */
   query(q: LogsQuery): Promise<LogsEntry[]>;
+  /** Each asked job's newest result, newest outcomes and counts since an instant, scoped to the account. */
+  summaries(q: SummariesQuery): Promise<JobSummary[]>;
   /** Rows held, for tests and metrics. */
   size(): Promise<{ log: number; failures: number }>;
   getMeta(key: string): Promise<string | undefined>;

@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
-import { keepSetting, MAX_ID_KEY, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
+import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
 
 const tableSql = (s: string, t: string) => `
@@ -177,6 +177,38 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
         params,
       );
       return rows.map((r) => ({ id: Number(r.id), execution: fromBinary(ExecutionSchema, r.data) }));
+    },
+
+    /** One statement for every asked job: each job's newest rows and counts through its index. */
+    async summaries(q: SummariesQuery): Promise<JobSummary[]> {
+      if (!q.jobIds.length) return [];
+      const recent = Math.max(1, Math.min(SUMMARY_RECENT_MAX, Math.trunc(q.recent) || 1));
+      const ids = q.jobIds.map((id) => String(queryInt(id)));
+      const rows = await query<{ job_id: string; outcomes: number[]; last_id: string | null; last_data: Buffer | null; runs: string; failures: string }>(
+        `SELECT j.job_id, n.outcomes, n.last_id, n.last_data, c.runs, c.failures
+           FROM unnest($2::bigint[]) AS j(job_id)
+           CROSS JOIN LATERAL (
+             SELECT coalesce(array_agg(r.outcome ORDER BY r.time DESC, r.id DESC), '{}') AS outcomes,
+                    (array_agg(r.id ORDER BY r.time DESC, r.id DESC))[1] AS last_id,
+                    (array_agg(r.data ORDER BY r.time DESC, r.id DESC))[1] AS last_data
+               FROM (SELECT id, time, outcome, data FROM ${s}.log
+                      WHERE job_id = j.job_id AND account_id = $1 ORDER BY time DESC, id DESC LIMIT $3) r) n
+           CROSS JOIN LATERAL (
+             SELECT count(*) AS runs, count(*) FILTER (WHERE outcome = $5) AS failures
+               FROM ${s}.log WHERE job_id = j.job_id AND account_id = $1 AND time >= $4) c`,
+        [String(queryInt(q.accountId)), ids, recent, Math.trunc(q.since), ExecutionOutcome.FAILED],
+      );
+      const byJob = new Map(rows.map((r) => [r.job_id, r]));
+      return ids.map((id) => {
+        const r = byJob.get(id);
+        return {
+          jobId: BigInt(id),
+          last: r?.last_data ? { id: Number(r.last_id), execution: fromBinary(ExecutionSchema, r.last_data) } : undefined,
+          recent: r?.outcomes ?? [],
+          runsSince: Number(r?.runs ?? 0),
+          failuresSince: Number(r?.failures ?? 0),
+        };
+      });
     },
 
     async size() {

@@ -4,7 +4,7 @@ import { AppError } from '../../shared/errors.ts';
 import { single } from '../../shared/single.ts';
 import { privateDbFile, useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
-import { keepSetting, MAX_ID_KEY, queryInt, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput } from './logsView.ts';
+import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
 
 type Table = 'log' | 'failures';
@@ -47,6 +47,7 @@ export function openSqliteLogsView(path: string, options: LogsViewOptions = {}):
     record: (execution, o) => run(() => view.record(execution, o)),
     recordMany: (batch) => run(() => view.recordMany(batch)),
     query: (q) => run(() => view.query(q)),
+    summaries: (q) => run(() => view.summaries(q)),
     size: () => run(() => view.size()),
     getMeta: (key) => run(() => view.getMeta(key)),
     setMeta: (key, value) => run(() => view.setMeta(key, value)),
@@ -122,6 +123,27 @@ class SqliteLogsView {
     if (keyword) params.keyword = keyword;
     const rows = this.statement(sql).all(params) as { id: number; data: Uint8Array }[];
     return rows.map((r) => ({ id: r.id, execution: fromBinary(ExecutionSchema, r.data) }));
+  }
+
+  /** One index range per job (its rows are at most `keep`, in order): no scan of the account. */
+  summaries(q: SummariesQuery): JobSummary[] {
+    const account = queryInt(q.accountId);
+    const recent = Math.max(1, Math.min(SUMMARY_RECENT_MAX, Math.trunc(q.recent) || 1));
+    const newest = this.statement('SELECT id, outcome, data FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account ORDER BY time DESC, id DESC LIMIT @recent');
+    const counts = this.statement('SELECT count(*) AS runs, coalesce(sum(outcome = @failed), 0) AS failures FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account AND time >= @since');
+    return q.jobIds.map((id) => {
+      const job = queryInt(id);
+      const rows = newest.all({ job, account, recent }) as { id: number; outcome: number; data: Uint8Array }[];
+      const c = counts.get({ job, account, since: Math.trunc(q.since), failed: ExecutionOutcome.FAILED }) as { runs: number; failures: number };
+      const first = rows[0];
+      return {
+        jobId: job,
+        last: first && { id: first.id, execution: fromBinary(ExecutionSchema, first.data) },
+        recent: rows.map((r) => r.outcome as ExecutionOutcome),
+        runsSince: c.runs,
+        failuresSince: c.failures,
+      };
+    });
   }
 
   size(): { log: number; failures: number } {

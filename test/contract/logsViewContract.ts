@@ -94,6 +94,28 @@ export function logsViewContract(name: string, fixture: () => LogsViewFixture) {
       });
     });
 
+    describe('summaries', () => {
+      it("gives each asked job's newest result, newest outcomes and counts since an instant, in the order asked", async () => {
+        const of = (jobId: bigint, i: number, failed: boolean) =>
+          (failed ? failure : execution)({ runId: `${jobId}:${i}`, jobId, time: T0 + BigInt(60 * i), output: `run ${i}` });
+        // Job 1: 25 runs, every 5th failed; job 2: one failure; job 3: nothing; job 4: another account's.
+        await view.recordMany(all(Array.from({ length: 25 }, (_, i) => of(1n, i, i % 5 === 4))));
+        await view.recordMany(all([of(2n, 3, true), execution({ runId: 'other', jobId: 4n, accountId: 2n })]));
+        const got = await view.summaries({ accountId: 1n, jobIds: [3n, 1n, 2n, 4n], recent: 20, since: Number(T0) + 60 * 15 });
+        expect(got.map((s) => s.jobId)).to.deep.equal([3n, 1n, 2n, 4n]);
+        const [none, one, two, foreign] = got;
+        expect(none).to.deep.include({ last: undefined, recent: [], runsSince: 0, failuresSince: 0 });
+        expect(one!.last!.execution.runId).to.equal('1:24');
+        expect(one!.recent).to.have.length(20);
+        expect(one!.recent.slice(0, 6)).to.deep.equal([2, 1, 1, 1, 1, 2].map((o) => o as ExecutionOutcome));
+        expect(one).to.include({ runsSince: 10, failuresSince: 2 });
+        expect(two!.last!.execution.output).to.equal('run 3');
+        expect(two).to.deep.include({ recent: [ExecutionOutcome.FAILED], runsSince: 0, failuresSince: 0 });
+        expect(foreign).to.deep.include({ last: undefined, recent: [] });
+        expect(await view.summaries({ accountId: 1n, jobIds: [], recent: 20, since: 0 })).to.deep.equal([]);
+      });
+    });
+
     describe('querying', () => {
       it('answers newest first by scheduled time, then by arrival', async () => {
         await view.record(execution({ runId: 'mid', time: T0 + 60n }));

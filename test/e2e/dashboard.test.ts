@@ -111,8 +111,8 @@ describe('dashboard in a browser', function () {
       await page.goto(`${system.baseUrl}/dashboard/#/`);
       const row = page.locator(`#jobs tr[data-job-id="${jobId}"]`);
       await row.waitFor();
-      expect(await row.locator('.job-name').textContent()).to.equal('dashboard job');
-      expect(await row.locator('.status').textContent()).to.equal('enabled');
+      expect(await row.locator('.col-name').textContent()).to.equal('dashboard job');
+      expect(await row.locator('.state').textContent()).to.equal('ok');
     });
 
     it("shows the API's message at the expression field for a bad expression, and creates nothing", async () => {
@@ -145,7 +145,7 @@ describe('dashboard in a browser', function () {
       await waitText('#job-status', /^paused$/);
       expect((await ok<any>(system.api.call('cron_get', { id: jobId }))).status).to.equal(5);
       await page.locator('#action-resume').click();
-      await waitText('#job-status', /^enabled$/);
+      await waitText('#job-status', /^ok$/);
       expect((await ok<any>(system.api.call('cron_get', { id: jobId }))).status).to.equal(0);
     });
 
@@ -178,16 +178,59 @@ describe('dashboard in a browser', function () {
       const cells = await row.locator('td').allTextContents();
       expect(cells.slice(0, 3)).to.deep.equal([String(channel.id), 'webhook', 'ops hook']);
       expect(cells[3]).to.equal(channel.url).and.not.contain('secret-path');
+      // The form names channels by name; the ticked ones are what the job notifies.
       await page.goto(`${system.baseUrl}/dashboard/#/jobs/new`);
-      await waitText('#field-notifyChannels + .hint', /ops hook/);
-      expect(await text('#field-notifyChannels + .hint')).to.contain(`Channels: ${channel.id} ops hook (webhook)`);
+      await page.locator(`#notify-channels label[for="channel-${channel.id}"]`).waitFor();
+      expect(await text(`#notify-channels label[for="channel-${channel.id}"]`)).to.equal('ops hook (webhook)');
+      await page.locator('#field-url').fill(`${target.url}/notifying`);
+      await page.locator('#field-expression').fill('manual');
+      await page.locator(`#channel-${channel.id}`).check();
+      await page.locator('#save').click();
+      await page.waitForURL(/#\/jobs\/\d+$/);
+      const id = Number(/(\d+)$/.exec(page.url())![1]);
+      expect((await ok<any>(system.api.call('cron_get', { id }))).notifyChannels).to.equal(String(channel.id));
+      await ok(system.api.call('cron_delete', { id }));
+    });
+
+    it('labels the form in owner words, in groups, with a time zone list to search', async () => {
+      await page.goto(`${system.baseUrl}/dashboard/#/jobs/new`);
+      await page.locator('form.job-form legend').first().waitFor();
+      expect(await page.locator('form.job-form > fieldset > legend').allTextContents()).to.deep.equal(['What to call', 'When', 'Response checks', 'Failures and notifications']);
+      expect(await text('label[for="field-retryBackoff"]')).to.equal('Wait between retries (seconds)');
+      expect(await text('label[for="field-httpMethod"]')).to.equal('HTTP method');
+      expect(await page.locator('#field-timezone').getAttribute('list')).to.equal('time-zones');
+      const zones = await page.locator('#time-zones option').evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value));
+      expect(zones).to.include.members(['Europe/London', 'America/New_York', 'Asia/Tokyo']);
+    });
+
+    it('warns in the preview when a run meets a daylight-saving gap or a repeated hour', async () => {
+      await page.goto(`${system.baseUrl}/dashboard/#/jobs/new`);
+      await page.locator('#field-timezone').fill('Europe/London');
+      // Sundays of March at 01:30: the five shown include the last one, when 01:30 does not exist
+      // in London (the clocks go from 01:00 to 02:00) and the run is moved to 02:00.
+      await page.locator('#field-expression').fill('30 1 * 3 0');
+      await waitText('#schedule-preview', /Daylight saving/);
+      const gap = await page.locator('#schedule-preview li').filter({ hasText: 'Daylight saving' }).allTextContents();
+      expect(gap).to.have.length(1);
+      for (const line of gap) expect(line).to.match(/ 02:00:00 Daylight saving: the clocks go forward at this run \(01:00 becomes 02:00\)/);
+      // On the last Sunday of October 01:30 happens twice: the run is the first of the two.
+      await page.locator('#field-expression').fill('30 1 * 10 0');
+      await waitText('#schedule-preview', /happens twice/);
+      const overlap = await page.locator('#schedule-preview li').filter({ hasText: 'Daylight saving' }).allTextContents();
+      expect(overlap).to.have.length(1);
+      for (const line of overlap) {
+        expect(line).to.match(/ 01:30:00 Daylight saving: 01:30 happens twice that night .*the first one, at UTC\+01:00/);
+      }
+      await page.locator('#field-expression').fill('0 12 * * *');
+      await waitText('#schedule-preview li:nth-child(2)', /12:00:00$/);
+      expect(await page.locator('#schedule-preview .dst-warning').count()).to.equal(0);
     });
 
     it('renders a name made of markup as text', async () => {
       const name = '<img src=x onerror="window.__xss=1">';
       const job = await ok<any>(system.api.call('cron_add', { url: `${target.url}/xss`, expression: 'manual', name }));
       await page.goto(`${system.baseUrl}/dashboard/#/`);
-      const cell = page.locator(`#jobs tr[data-job-id="${job.id}"] .job-name`);
+      const cell = page.locator(`#jobs tr[data-job-id="${job.id}"] .col-name`);
       await cell.waitFor();
       expect(await cell.textContent()).to.equal(name);
       expect(await page.locator('#jobs img').count()).to.equal(0);
@@ -260,30 +303,6 @@ describe('dashboard in a browser', function () {
       expect(problems).to.deep.equal([]);
     });
   });
-
-  describe('under the default rate limit (1 request per second per token)', () => {
-    it('waits out the refusals (Retry-After) instead of failing: the list and every last result fill in', async () => {
-      const system = await startTestSystem({ env: { TOCK_RATE_LIMIT: '1' } });
-      const page = await browser.context.newPage();
-      try {
-        const jobs = [1, 2, 3].map((i) => ({ url: 'https://example.com/', expression: 'manual', name: `limited ${i}` }));
-        await ok(system.api.call('cron_batch_add', { data: jobs }));
-        const started = Date.now();
-        await page.goto(`${system.baseUrl}/dashboard/`);
-        await page.locator('#token').fill(TEST_TOKEN);
-        await page.locator('button[type=submit]').click();
-        await waitFor(async () => (await page.locator('#jobs td.last-result').allTextContents()).filter((t) => t === 'no run yet').length === 3, 'three last results', 20_000);
-        const seconds = (Date.now() - started) / 1000;
-        // Sign-in, cron_list, group_list and three cron_logs: six calls at one a second.
-        console.log(`      (six calls through a 1/s limit: the list was complete after ${seconds.toFixed(1)} s)`);
-        expect(await page.locator('main .error').allTextContents()).to.deep.equal(['']);
-      } finally {
-        await page.close();
-        await system.destroy();
-      }
-    });
-  });
-
 });
 
 describe('dashboard turned off (TOCK_DASHBOARD=off)', () => {

@@ -14,6 +14,6 @@ const root = new URL('../../../', import.meta.url);
 const outDir = process.argv[2] ? pathToFileURL(`${resolve(process.argv[2])}/`) : new URL('dist/', root);
 const target = new URL('services/gateway/dashboard/static/', outDir);
 mkdirSync(target, { recursive: true });
-for (const name of ['index.html', 'style.css']) copyFileSync(new URL(name, source), new URL(name, target));
+for (const name of ['index.html', 'style.css', 'favicon.svg']) copyFileSync(new URL(name, source), new URL(name, target));
 writeFileSync(new URL('app.js', target), await bundleDashboard({ minify: true }));
 console.log(`dashboard bundle written to ${fileURLToPath(target)}`);

@@ -27,6 +27,16 @@ describe('rate limit (embedded mode)', function () {
       expect(second).not.to.have.property('data');
     });
 
+    it('tells the budget left after each call (RateLimit-* headers): a client that waits RateLimit-Reset at 0 is not refused', async () => {
+      const api = await target.newAccount();
+      const first = await api.call('account_get');
+      expect(first.headers.get('ratelimit-limit')).to.equal('1');
+      expect(first.headers.get('ratelimit-remaining')).to.equal('0');
+      expect(first.headers.get('ratelimit-reset')).to.equal('1');
+      await new Promise((r) => setTimeout(r, Number(first.headers.get('ratelimit-reset')) * 1000));
+      await ok(api.call('account_get'));
+    });
+
     it('limits each token on its own', async () => {
       const one = await target.newAccount();
       const two = await target.newAccount();

@@ -17,6 +17,10 @@ interface Channel {
   createdAt: number;
 }
 
+const HEADINGS = ['ID', 'Type', 'Name', 'Address', 'Enabled', 'Failures', 'Last error', 'Created', 'Test'];
+/** A cell labelled with its column (the label shows on a phone, where rows are cards). */
+const cell = (i: number, className: string, ...children: (Node | string)[]) => h('td', { className, attrs: { 'data-label': HEADINGS[i] } }, ...children);
+
 /** The account's notification channels (addresses as the API masks them), with a test button each. */
 export function channelsView({ call, main }: ViewContext) {
   const message = h('p', { className: 'error', attrs: { role: 'alert' } });
@@ -28,7 +32,7 @@ export function channelsView({ call, main }: ViewContext) {
     h('p', { className: 'hint' }, 'A job notifies the channels in its notifyChannels setting (their ids), or every channel when it is empty. Channels are added with channel_add or the CLI.'),
     message,
     notice,
-    h('table', { attrs: { id: 'channels' } }, h('thead', {}, h('tr', {}, ...['ID', 'Type', 'Name', 'Address', 'Enabled', 'Failures', 'Last error', 'Created', ''].map((t) => h('th', {}, t)))), body),
+    h('table', { className: 'cards', attrs: { id: 'channels' } }, h('thead', {}, h('tr', {}, ...HEADINGS.map((t) => h('th', { attrs: { scope: 'col' } }, t)))), body),
   );
   const test = async (c: Channel) => {
     replace(notice);
@@ -49,15 +53,15 @@ export function channelsView({ call, main }: ViewContext) {
           h(
             'tr',
             {},
-            h('td', {}, String(c.id)),
-            h('td', {}, c.type),
-            h('td', {}, c.name),
-            h('td', { className: 'url' }, c.email ?? c.url ?? (c.chatId ? `chat ${c.chatId}` : '')),
-            h('td', {}, c.enabled ? 'yes' : 'no'),
-            h('td', {}, String(c.failures)),
-            h('td', { className: 'output' }, c.lastError || '-'),
-            h('td', {}, formatTime(c.createdAt)),
-            h('td', {}, h('button', { className: 'secondary', attrs: { type: 'button' }, on: { click: () => void test(c) } }, 'Send test')),
+            cell(0, '', String(c.id)),
+            cell(1, '', c.type),
+            cell(2, '', c.name),
+            cell(3, 'url', c.email ?? c.url ?? (c.chatId ? `chat ${c.chatId}` : '')),
+            cell(4, '', c.enabled ? 'yes' : 'no'),
+            cell(5, '', String(c.failures)),
+            cell(6, 'output', c.lastError || '-'),
+            cell(7, '', formatTime(c.createdAt)),
+            cell(8, '', h('button', { className: 'secondary', attrs: { type: 'button' }, on: { click: () => void test(c) } }, 'Send test')),
           ),
         ),
       );

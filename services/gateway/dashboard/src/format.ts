@@ -83,6 +83,11 @@ export interface LogResult {
   executionTime: number;
   attempt: number;
   willRetry: boolean;
+  downloaded?: number;
+  ip?: string;
+  server?: string;
+  manual?: boolean;
+  lateness?: number;
 }
 
 export const resultText = (r: Pick<LogResult, 'status' | 'willRetry'>) =>

@@ -1,6 +1,7 @@
 import { ApiError, type Call } from './api.ts';
 import { h, replace } from './dom.ts';
-import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, PRIMARY, valuesFromRecord, type Field, type FormValues } from './fields.ts';
+import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, valuesFromRecord, type Field, type FormValues } from './fields.ts';
+import { FORM_GROUPS, FORM_LAYOUT, labelOf } from './formLayout.ts';
 import type { JobRecord } from './format.ts';
 import type { ViewContext } from './view.ts';
 import { previewLines } from './preview.ts';
@@ -33,7 +34,8 @@ function control(f: Field, value: string | boolean, groups: Named[]): HTMLInputE
     case 'secret':
       return h('input', { attrs: { ...attrs, type: 'password', autocomplete: 'new-password', maxlength: f.maxLength }, value: String(value) });
     default:
-      return h('input', { attrs: { ...attrs, type: 'text', maxlength: f.maxLength, required: f.required }, value: String(value) });
+      // The time zone searches the browser's list of IANA names as it is typed.
+      return h('input', { attrs: { ...attrs, type: 'text', maxlength: f.maxLength, required: f.required, list: f.name === 'timezone' ? 'time-zones' : undefined, autocomplete: 'off' }, value: String(value) });
   }
 }
 
@@ -63,12 +65,34 @@ async function load(call: Call, id: number | undefined): Promise<Loaded> {
   return { fields, groups, channels, values, original: { ...values } };
 }
 
+/** The browser's IANA time zones, for the time zone field's search (one list per page). */
+function zoneList() {
+  if (document.getElementById('time-zones')) return null;
+  return h('datalist', { attrs: { id: 'time-zones' } }, ...Intl.supportedValuesOf('timeZone').map((z) => h('option', { value: z })));
+}
+
+/**
+ * The channels chosen by name: a checkbox each, kept in step with the setting's own field (the
+ * comma list of ids the API takes), which stays in the form for what is sent.
+ */
+function channelPicker(input: HTMLInputElement, channels: Loaded['channels']) {
+  input.type = 'hidden';
+  if (!channels.length) return h('p', { className: 'hint' }, 'The account has no channel yet (see Channels).');
+  const chosen = () => new Set(input.value.split(',').map((v) => v.trim()).filter(Boolean));
+  const boxes = channels.map((c) => {
+    const box = h('input', { attrs: { type: 'checkbox', id: `channel-${c.id}`, value: String(c.id) }, checked: chosen().has(String(c.id)) });
+    box.addEventListener('change', () => {
+      input.value = boxes.filter((b) => b.checked).map((b) => b.value).join(',');
+    });
+    return box;
+  });
+  return h('fieldset', { className: 'channels', attrs: { id: 'notify-channels' } }, h('legend', { className: 'visually-hidden' }, 'Channels'), ...boxes.map((b, i) => h('span', { className: 'choice' }, b, h('label', { attrs: { for: b.id } }, `${channels[i]!.name || channels[i]!.type} (${channels[i]!.type})`))));
+}
+
 /** The line under a field: its description, and what the form knows that helps fill it. */
 function hintOf(f: Field, { channels, original }: Pick<Loaded, 'channels' | 'original'>) {
   if (f.kind === 'secret' && original) return `${f.doc}; leave empty to keep the current one`;
-  if (f.name === 'notifyChannels') {
-    return `${f.doc}. ${channels.length ? `Channels: ${channels.map((c) => `${c.id} ${c.name || c.type} (${c.type})`).join(', ')}` : 'The account has no channel yet.'}`;
-  }
+  if (f.name === 'notifyChannels') return channels.length ? 'None ticked: every channel of the account.' : '';
   return f.doc;
 }
 
@@ -94,13 +118,24 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       controls.set(f.name, input);
       const error = h('span', { className: 'field-error', attrs: { id: `error-${f.name}`, 'data-error-for': f.name } });
       errors.set(f.name, error);
-      return h('div', { className: `field field-${f.kind}` }, h('label', { attrs: { for: `field-${f.name}` } }, f.name), input, h('span', { className: 'hint' }, hintOf(f, loaded)), error, f.name === 'filter' ? preview : null);
+      const extra = f.name === 'filter' ? preview : f.name === 'notifyChannels' ? channelPicker(input as HTMLInputElement, loaded.channels) : f.name === 'timezone' ? zoneList() : null;
+      return h('div', { className: `field field-${f.kind}` }, h('label', { attrs: { for: `field-${f.name}` } }, labelOf(f.name)), input, h('span', { className: 'hint' }, hintOf(f, loaded)), error, extra);
     };
+    const section = (group: string) => {
+      const inGroup = fields.filter((f) => FORM_LAYOUT[f.name]?.group === group);
+      return inGroup.length ? h('fieldset', {}, h('legend', {}, group), ...inGroup.map(row)) : null;
+    };
+    const others = fields.filter((f) => !FORM_LAYOUT[f.name]);
     const current = (): FormValues => Object.fromEntries([...controls].map(([name, c]) => [name, c instanceof HTMLInputElement && c.type === 'checkbox' ? c.checked : c.value]));
     const updatePreview = () => {
       const v = current();
-      const { text, error } = previewLines(String(v.expression ?? ''), String(v.timezone ?? '') || 'UTC', String(v.filter ?? ''), id, Date.now());
-      replace(preview, h('strong', {}, 'Preview'), h('span', { className: 'hint' }, ` (times in ${String(v.timezone ?? '') || 'UTC'})`), error ? h('p', { className: 'field-error' }, error) : h('ul', {}, ...text.map((t) => h('li', {}, t))));
+      const { text, notes, error } = previewLines(String(v.expression ?? ''), String(v.timezone ?? '') || 'UTC', String(v.filter ?? ''), id, Date.now());
+      replace(
+        preview,
+        h('strong', {}, 'Preview'),
+        h('span', { className: 'hint' }, ` (times in ${String(v.timezone ?? '') || 'UTC'})`),
+        error ? h('p', { className: 'field-error' }, error) : h('ul', {}, ...text.map((t, i) => h('li', {}, t, notes[i] ? h('span', { className: 'dst-warning', attrs: { role: 'note' } }, ` Daylight saving: ${notes[i]}`) : null))),
+      );
     };
     const submit = h('button', { attrs: { type: 'submit', id: 'save' } }, id === undefined ? 'Create job' : 'Save changes');
     const form = h(
@@ -119,8 +154,8 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
           },
         },
       },
-      ...fields.filter((f) => PRIMARY.includes(f.name)).map(row),
-      h('details', {}, h('summary', {}, 'More settings'), ...fields.filter((f) => !PRIMARY.includes(f.name)).map(row)),
+      ...FORM_GROUPS.map(section),
+      others.length ? h('details', {}, h('summary', {}, 'More settings'), ...others.map(row)) : null,
       h('div', { className: 'toolbar' }, submit, h('a', { attrs: { href: id === undefined ? '#/' : `#/jobs/${id}` } }, 'Cancel')),
     );
     replace(main, h('h1', {}, id === undefined ? 'New cron job' : `Edit cron job #${id}`), status, form);

@@ -1,115 +1,151 @@
 import type { ApiError } from './api.ts';
 import { h, link, replace } from './dom.ts';
-import { formatTime, matches, resultSummary, statusGroup, statusText, type JobRecord, type LogResult } from './format.ts';
+import { formatTime, matches, resultSummary } from './format.ts';
+import { browserZone, healthState, outcomeMarks, relativeTime, sortJobs, STATE_TEXT, totals, type HealthState, type JobWithHealth, type SortKey } from './health.ts';
 import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
 
-interface Group {
-  id: number;
-  name: string;
+/** The table's columns: heading (the cell's label on a phone, where rows are cards), sort key, class. */
+const COLUMNS: [string, SortKey, string][] = [
+  ['Name', 'name', 'name'],
+  ['State', 'state', 'state'],
+  ['Last 20 runs', 'failures', 'marks'],
+  ['Last run', 'lastRun', 'last'],
+  ['Next run', 'nextRun', 'next'],
+  ['Schedule', 'schedule', 'schedule'],
+  ['URL', 'url', 'url'],
+  ['Failures', 'fail', 'fail'],
+];
+
+/** An absolute time with its zone named, for a relative time's hover. */
+const absolute = (t: number | null | undefined, zone: string) => (t ? `${formatTime(t, zone)} (${zone})` : '');
+
+/** A time element: relative text, the absolute one (with its zone) on hover. */
+function timeCell(t: number | null | undefined, now: number, zone: string) {
+  if (!t) return h('span', { className: 'hint' }, '-');
+  return h('time', { attrs: { datetime: new Date(t * 1000).toISOString(), title: absolute(t, zone) } }, relativeTime(t, now));
 }
 
-/** Last results cost one call per job: at most this many are fetched per refresh. */
-const LAST_RESULTS_MAX = 100;
+function marks(outcomes: number[] | null | undefined) {
+  const list = outcomeMarks(outcomes);
+  if (!list.length) return h('span', { className: 'hint' }, outcomes ? 'no run yet' : '-');
+  const failed = list.filter((o) => o === 1).length;
+  const skipped = list.filter((o) => o === 2).length;
+  const label = `last ${list.length} runs, oldest first: ${list.length - failed - skipped} succeeded, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+  return h('span', { className: 'marks', attrs: { role: 'img', 'aria-label': label, title: label } }, ...list.map((o) => h('span', { className: `mark mark-${o === 0 ? 'ok' : o === 2 ? 'skipped' : 'failed'}` })));
+}
 
-/** The account's jobs, filtered in the page, refreshed every 5 seconds while the tab shows. */
+/** The cells of a job's row, each with a key of what it shows: a refresh touches only cells whose key changed. */
+function cells(j: JobWithHealth, now: number, zone: string): [string, () => Node][] {
+  const state = healthState(j, now);
+  const last = j.lastResult;
+  return [
+    [`${j.id}|${j.name}`, () => link(`/jobs/${j.id}`, j.name || `(no name) #${j.id}`)],
+    [state, () => h('span', { className: `state state-${state}` }, STATE_TEXT[state])],
+    [JSON.stringify(j.recentOutcomes), () => marks(j.recentOutcomes)],
+    [last ? `${last.id}|${relativeTime(last.time, now)}` : '-', () => (last ? h('span', {}, timeCell(last.time, now, zone), h('span', { className: `result result-${last.status}` }, ` ${resultSummary(last)}`)) : h('span', { className: 'hint' }, 'no run yet'))],
+    [`${j.nextRun}|${relativeTime(j.nextRun, now)}`, () => timeCell(j.nextRun, now, zone)],
+    [`${j.expression}|${j.timezone}`, () => h('span', {}, j.expression, h('span', { className: 'hint' }, ` ${j.timezone}`))],
+    [j.url, () => h('span', {}, j.url)],
+    [String(j.fail), () => h('span', { className: j.fail > 0 ? 'failing' : '' }, String(j.fail))],
+  ];
+}
+
+/** The account's jobs from one cron_list call, filtered and sorted in the page, refreshed every 5 s while the tab shows. */
 export function jobListView({ call, main }: ViewContext) {
-  let jobs: JobRecord[] = [];
-  let groups: Group[] = [];
-  const lastResults = new Map<number, LogResult | null>();
-  const resultCells = new Map<number, HTMLElement>();
+  let jobs: JobWithHealth[] = [];
+  let sortKey: SortKey = 'name';
+  let descending = false;
+  const zone = browserZone();
+  const rows = new Map<number, { tr: HTMLTableRowElement; keys: string[] }>();
 
-  const text = h('input', { attrs: { type: 'search', id: 'filter-text', placeholder: 'Filter by id, name, URL, schedule' }, on: { input: () => draw() } });
+  const text = h('input', { attrs: { type: 'search', id: 'filter-text', placeholder: 'id, name, URL, schedule' }, on: { input: () => draw() } });
   const group = h('select', { attrs: { id: 'filter-group' }, on: { change: () => draw() } });
-  const status = h(
-    'select',
-    { attrs: { id: 'filter-status' }, on: { change: () => draw() } },
-    h('option', { value: '' }, 'any status'),
-    h('option', { value: 'enabled' }, 'enabled'),
-    h('option', { value: 'paused' }, 'paused'),
-    h('option', { value: 'disabled' }, 'disabled'),
-  );
+  const state = h('select', { attrs: { id: 'filter-state' }, on: { change: () => draw() } }, h('option', { value: '' }, 'any state'), ...Object.entries(STATE_TEXT).map(([v, t]) => h('option', { value: v }, t)));
   const message = h('p', { className: 'error', attrs: { role: 'alert' } });
-  const updated = h('span', { className: 'hint' });
+  const updated = h('span', { className: 'hint', attrs: { id: 'updated' } });
+  const summary = h('section', { className: 'totals', attrs: { id: 'totals', 'aria-label': 'Account totals' } });
   const body = h('tbody');
+  const heads = COLUMNS.map(([title, key], i) =>
+    h('th', { attrs: { scope: 'col', 'data-col': i } }, h('button', { className: 'sort', attrs: { type: 'button', 'data-sort': key }, on: { click: () => sortBy(key) } }, title)),
+  );
+  const label = (forId: string, t: string) => h('label', { attrs: { for: forId } }, t);
   replace(
     main,
-    h('div', { className: 'toolbar' }, text, group, status, link('/jobs/new', 'New job'), updated),
+    h('h1', {}, 'Cron jobs'),
+    summary,
+    h('div', { className: 'toolbar' }, h('span', { className: 'filter' }, label('filter-text', 'Search'), text), h('span', { className: 'filter' }, label('filter-group', 'Group'), group), h('span', { className: 'filter' }, label('filter-state', 'State'), state), link('/jobs/new', 'New job'), updated),
     message,
-    h(
-      'table',
-      { attrs: { id: 'jobs' } },
-      h('thead', {}, h('tr', {}, ...['ID', 'Name', 'URL', 'Schedule', 'Status', 'Next run', 'Failures', 'Last result'].map((t) => h('th', {}, t)))),
-      body,
-    ),
+    h('table', { className: 'cards', attrs: { id: 'jobs' } }, h('caption', { className: 'visually-hidden' }, 'Cron jobs; the column buttons sort'), h('thead', {}, h('tr', {}, ...heads)), body),
   );
+
+  function sortBy(key: SortKey) {
+    descending = key === sortKey ? !descending : false;
+    sortKey = key;
+    draw();
+  }
 
   function drawGroups() {
     const chosen = group.value;
-    replace(group, h('option', { value: '' }, 'any group'), h('option', { value: 'none' }, 'no group'), ...groups.map((g) => h('option', { value: String(g.id) }, g.name)));
+    const names = new Map<number, string>();
+    for (const j of jobs) if (j.group !== null) names.set(j.group, j.groupName ?? `group ${j.group}`);
+    replace(group, h('option', { value: '' }, 'any group'), h('option', { value: 'none' }, 'no group'), ...[...names].sort((a, b) => a[1].localeCompare(b[1])).map(([id, name]) => h('option', { value: String(id) }, name)));
     group.value = chosen;
   }
 
-  function lastResultText(id: number) {
-    const r = lastResults.get(id);
-    return r === undefined ? '…' : r === null ? 'no run yet' : `${resultSummary(r)} at ${formatTime(r.time)}`;
-  }
-
-  function draw() {
-    const filter = { text: text.value, group: group.value, status: status.value };
-    const shown = jobs.filter((j) => matches(j, filter));
-    resultCells.clear();
+  function drawTotals(now: number) {
+    const t = totals(jobs, now);
+    const chip = (s: HealthState) =>
+      h('button', { className: `chip state-${s}`, attrs: { type: 'button', 'data-state': s, 'aria-pressed': state.value === s }, on: { click: () => { state.value = state.value === s ? '' : s; draw(); } } }, `${t.byState[s]} ${STATE_TEXT[s]}`);
     replace(
-      body,
-      ...shown.map((j) => {
-        const last = h('td', { className: 'last-result' }, lastResultText(j.id));
-        resultCells.set(j.id, last);
-        return h(
-          'tr',
-          { attrs: { 'data-job-id': j.id } },
-          h('td', {}, link(`/jobs/${j.id}`, String(j.id))),
-          h('td', { className: 'job-name' }, link(`/jobs/${j.id}`, j.name || '(no name)')),
-          h('td', { className: 'url' }, j.url),
-          h('td', {}, j.expression, h('span', { className: 'hint' }, ` ${j.timezone}`)),
-          h('td', { className: `status status-${statusGroup(j.status)}` }, statusText(j.status)),
-          h('td', { className: 'time' }, formatTime(j.nextRun)),
-          h('td', { className: j.fail > 0 ? 'failing' : '' }, String(j.fail)),
-          last,
-        );
-      }),
+      summary,
+      h('span', {}, `${jobs.length} jobs:`),
+      ...(Object.keys(STATE_TEXT) as HealthState[]).filter((s) => t.byState[s] > 0 || s === 'failing').map(chip),
+      h('span', { attrs: { id: 'totals-24h' } }, `last 24 h: ${t.runs} runs, ${t.failures} failed`),
     );
-    if (!shown.length) body.append(h('tr', {}, h('td', { attrs: { colspan: 8 }, className: 'hint' }, jobs.length ? 'No job matches the filter.' : 'No cron jobs yet.')));
-    return shown;
   }
 
-  /** One cron_logs call per shown job, one at a time, so a low rate limit paces them instead of refusing them. */
-  async function refreshLastResults(shown: JobRecord[]) {
-    for (const job of shown.slice(0, LAST_RESULTS_MAX)) {
-      if (stopped || document.hidden) return;
-      const logs = await call<{ result: LogResult }[]>('cron_logs', { id: job.id, limit: 1 }).catch(() => undefined);
-      if (!logs) continue;
-      lastResults.set(job.id, logs[0]?.result ?? null);
-      const cell = resultCells.get(job.id);
-      if (cell) replace(cell, lastResultText(job.id));
+  /** Updates the rows in place: unchanged cells (and the focus in them) stay, rows move only when out of place. */
+  function draw() {
+    const now = Date.now() / 1000;
+    const filter = { text: text.value, group: group.value, status: '' };
+    const shown = sortJobs(jobs.filter((j) => matches(j, filter) && (!state.value || healthState(j, now) === state.value)), sortKey, descending, now);
+    for (const [i, th] of heads.entries()) th.setAttribute('aria-sort', COLUMNS[i]![1] === sortKey ? (descending ? 'descending' : 'ascending') : 'none');
+    const keep = new Set(shown.map((j) => j.id));
+    for (const [id, row] of rows) if (!keep.has(id)) {
+      row.tr.remove();
+      rows.delete(id);
     }
+    body.querySelector('tr.empty')?.remove();
+    shown.forEach((j, i) => {
+      const built = cells(j, now, zone);
+      let row = rows.get(j.id);
+      if (!row) {
+        const tr = h('tr', { attrs: { 'data-job-id': j.id } }, ...built.map((_, c) => h('td', { attrs: { 'data-label': COLUMNS[c]![0] }, className: `col-${COLUMNS[c]![2]}` })));
+        row = { tr, keys: built.map(() => '') };
+        rows.set(j.id, row);
+      }
+      built.forEach(([key, make], c) => {
+        if (row.keys[c] === key) return;
+        row.keys[c] = key;
+        replace(row.tr.children[c]!, make());
+      });
+      if (body.children[i] !== row.tr) body.insertBefore(row.tr, body.children[i] ?? null);
+    });
+    if (!shown.length) body.append(h('tr', { className: 'empty' }, h('td', { attrs: { colspan: COLUMNS.length }, className: 'hint' }, jobs.length ? 'No job matches the filter.' : 'No cron jobs yet.')));
+    drawTotals(now);
   }
 
-  let stopped = false;
-  const stop = poll(async () => {
+  return poll(async () => {
     try {
-      [jobs, groups] = [await call<JobRecord[]>('cron_list', { limit: 1000 }), await call<Group[]>('group_list')];
+      jobs = await call<JobWithHealth[]>('cron_list', { limit: 1000 });
       replace(message);
     } catch (error) {
       replace(message, `Could not load the jobs: ${(error as ApiError).message}`);
       return;
     }
     drawGroups();
-    const shown = draw();
-    replace(updated, `updated ${formatTime(Date.now() / 1000)}`);
-    await refreshLastResults(shown);
+    draw();
+    replace(updated, 'updated ', timeCell(Date.now() / 1000, Date.now() / 1000, zone));
   });
-  return () => {
-    stopped = true;
-    stop();
-  };
 }

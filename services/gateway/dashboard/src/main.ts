@@ -36,11 +36,14 @@ function render() {
     return;
   }
   const call = createApi(token);
-  const main = h('main');
+  const main = h('main', { attrs: { id: 'main', tabindex: -1 } });
   const signOut = h('button', { className: 'secondary', attrs: { type: 'button', id: 'sign-out' }, on: { click: () => signOutNow() } }, 'Sign out');
+  // Routes live in the fragment, so the skip link moves the focus itself instead of following "#main".
+  const skip = h('a', { className: 'skip', attrs: { href: '#main' }, on: { click: (event) => { event.preventDefault(); main.focus(); } } }, 'Skip to content');
   replace(
     root,
-    h('header', {}, h('strong', {}, 'Tock'), h('nav', {}, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/channels', 'Channels')), signOut),
+    skip,
+    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/channels', 'Channels')), signOut),
     main,
   );
   const go = (to: string) => {
@@ -73,6 +76,7 @@ function loginView() {
     'form',
     {
       className: 'login',
+      attrs: { 'aria-labelledby': 'login-title' },
       on: {
         submit: (event) => {
           event.preventDefault();
@@ -92,7 +96,7 @@ function loginView() {
         },
       },
     },
-    h('h1', {}, 'Tock'),
+    h('h1', { attrs: { id: 'login-title' } }, 'Tock'),
     h('label', { attrs: { for: 'token' } }, 'API token'),
     input,
     h('p', { className: 'hint' }, 'Kept in this tab only (session storage) and sent to this server as a Bearer header.'),

@@ -4,7 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Execution } from "./events_pb.ts";
+import type { Execution, ExecutionOutcome } from "./events_pb.ts";
 import { file_tock_v1_events } from "./events_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/logs.proto.
  */
 export const file_tock_v1_logs: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0b2NrL3YxL2xvZ3MucHJvdG8SB3RvY2sudjEicgoLTG9nc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIVCg1mYWlsdXJlc19vbmx5GAMgASgIEg8KB2tleXdvcmQYBCABKAkSDAoEcGFnZRgFIAEoBRINCgVsaW1pdBgGIAEoBSI9CghMb2dFbnRyeRIKCgJpZBgBIAEoAxIlCglleGVjdXRpb24YAiABKAsyEi50b2NrLnYxLkV4ZWN1dGlvbiIvCglMb2dzUmVwbHkSIgoHZW50cmllcxgBIAMoCzIRLnRvY2sudjEuTG9nRW50cnkyPwoLTG9nc1NlcnZpY2USMAoETG9ncxIULnRvY2sudjEuTG9nc1JlcXVlc3QaEi50b2NrLnYxLkxvZ3NSZXBseWIGcHJvdG8z", [file_tock_v1_events]);
+  fileDesc("ChJ0b2NrL3YxL2xvZ3MucHJvdG8SB3RvY2sudjEicgoLTG9nc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIVCg1mYWlsdXJlc19vbmx5GAMgASgIEg8KB2tleXdvcmQYBCABKAkSDAoEcGFnZRgFIAEoBRINCgVsaW1pdBgGIAEoBSI9CghMb2dFbnRyeRIKCgJpZBgBIAEoAxIlCglleGVjdXRpb24YAiABKAsyEi50b2NrLnYxLkV4ZWN1dGlvbiIvCglMb2dzUmVwbHkSIgoHZW50cmllcxgBIAMoCzIRLnRvY2sudjEuTG9nRW50cnkiUgoQU3VtbWFyaWVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgsKA2lkcxgCIAMoAxIOCgZyZWNlbnQYAyABKAUSDQoFc2luY2UYBCABKAMilAEKCkpvYlN1bW1hcnkSDgoGam9iX2lkGAEgASgDEh8KBGxhc3QYAiABKAsyES50b2NrLnYxLkxvZ0VudHJ5EikKBnJlY2VudBgDIAMoDjIZLnRvY2sudjEuRXhlY3V0aW9uT3V0Y29tZRISCgpydW5zX3NpbmNlGAQgASgFEhYKDmZhaWx1cmVzX3NpbmNlGAUgASgFIjgKDlN1bW1hcmllc1JlcGx5EiYKCXN1bW1hcmllcxgBIAMoCzITLnRvY2sudjEuSm9iU3VtbWFyeTKAAQoLTG9nc1NlcnZpY2USMAoETG9ncxIULnRvY2sudjEuTG9nc1JlcXVlc3QaEi50b2NrLnYxLkxvZ3NSZXBseRI/CglTdW1tYXJpZXMSGS50b2NrLnYxLlN1bW1hcmllc1JlcXVlc3QaFy50b2NrLnYxLlN1bW1hcmllc1JlcGx5YgZwcm90bzM", [file_tock_v1_events]);
 
 /**
  * @generated from message tock.v1.LogsRequest
@@ -98,7 +98,108 @@ export const LogsReplySchema: GenMessage<LogsReply> = /*@__PURE__*/
   messageDesc(file_tock_v1_logs, 2);
 
 /**
- * cron_logs, cron_show, cron_failures.
+ * A health summary of each of some jobs of one account, from the results kept (the job list's
+ * Tock additions: one call for every job's last result instead of one cron_logs per job).
+ *
+ * @generated from message tock.v1.SummariesRequest
+ */
+export type SummariesRequest = Message<"tock.v1.SummariesRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: repeated int64 ids = 2;
+   */
+  ids: bigint[];
+
+  /**
+   * How many of the newest outcomes to give per job (at most 100).
+   *
+   * @generated from field: int32 recent = 3;
+   */
+  recent: number;
+
+  /**
+   * Count runs and failures scheduled at or after this instant (Unix seconds).
+   *
+   * @generated from field: int64 since = 4;
+   */
+  since: bigint;
+};
+
+/**
+ * Describes the message tock.v1.SummariesRequest.
+ * Use `create(SummariesRequestSchema)` to create a new message.
+ */
+export const SummariesRequestSchema: GenMessage<SummariesRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_logs, 3);
+
+/**
+ * @generated from message tock.v1.JobSummary
+ */
+export type JobSummary = Message<"tock.v1.JobSummary"> & {
+  /**
+   * @generated from field: int64 job_id = 1;
+   */
+  jobId: bigint;
+
+  /**
+   * The newest result kept; absent when the job has none.
+   *
+   * @generated from field: tock.v1.LogEntry last = 2;
+   */
+  last?: LogEntry | undefined;
+
+  /**
+   * The newest outcomes kept, newest first.
+   *
+   * @generated from field: repeated tock.v1.ExecutionOutcome recent = 3;
+   */
+  recent: ExecutionOutcome[];
+
+  /**
+   * Results kept that were scheduled at or after `since`, and how many of them failed.
+   *
+   * @generated from field: int32 runs_since = 4;
+   */
+  runsSince: number;
+
+  /**
+   * @generated from field: int32 failures_since = 5;
+   */
+  failuresSince: number;
+};
+
+/**
+ * Describes the message tock.v1.JobSummary.
+ * Use `create(JobSummarySchema)` to create a new message.
+ */
+export const JobSummarySchema: GenMessage<JobSummary> = /*@__PURE__*/
+  messageDesc(file_tock_v1_logs, 4);
+
+/**
+ * @generated from message tock.v1.SummariesReply
+ */
+export type SummariesReply = Message<"tock.v1.SummariesReply"> & {
+  /**
+   * One per requested id, in the order asked.
+   *
+   * @generated from field: repeated tock.v1.JobSummary summaries = 1;
+   */
+  summaries: JobSummary[];
+};
+
+/**
+ * Describes the message tock.v1.SummariesReply.
+ * Use `create(SummariesReplySchema)` to create a new message.
+ */
+export const SummariesReplySchema: GenMessage<SummariesReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_logs, 5);
+
+/**
+ * cron_logs, cron_show, cron_failures; the job records' health summaries.
  *
  * @generated from service tock.v1.LogsService
  */
@@ -110,6 +211,14 @@ export const LogsService: GenService<{
     methodKind: "unary";
     input: typeof LogsRequestSchema;
     output: typeof LogsReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.LogsService.Summaries
+   */
+  summaries: {
+    methodKind: "unary";
+    input: typeof SummariesRequestSchema;
+    output: typeof SummariesReplySchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tock_v1_logs, 0);

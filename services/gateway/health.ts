@@ -1,0 +1,68 @@
+import type { Group, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
+import type { ServiceClient } from '../../shared/grpc/bridge.ts';
+import { logRecord, resultStatus } from './records.ts';
+
+/** Outcomes per job in `recentOutcomes`. */
+export const RECENT_OUTCOMES = 20;
+/** `lastResult`'s output and error are cut to this many characters: a list of 1000 jobs stays small (cron_logs has them whole). */
+export const LAST_RESULT_TEXT = 200;
+/** Jobs per Summaries call: each is one short turn of the logs service, not one long one for a whole page. */
+const SUMMARIES_PER_CALL = 100;
+const DAY_S = 86_400;
+
+/** Tock's additions to the records of cron_list and cron_get (FastCron clients ignore fields they do not know). */
+export interface JobHealth {
+  lastResult: ReturnType<typeof logRecord>['result'] | null;
+  /** API result statuses (0 succeeded, 1 failed, 2 skipped), newest first. */
+  recentOutcomes: number[];
+  runs24h: number;
+  failures24h: number;
+  groupName: string | null;
+}
+
+/** The additions of a deleted job, or when the logs service could not answer. */
+export const NO_HEALTH: { [K in keyof JobHealth]: null } = { lastResult: null, recentOutcomes: null, runs24h: null, failures24h: null, groupName: null };
+
+const cut = (text: string) => (text.length > LAST_RESULT_TEXT ? text.slice(0, LAST_RESULT_TEXT) : text);
+
+/**
+ * The health of some jobs of an account, from the logs read model (one Summaries call per 100
+ * jobs) and the group names from the jobs service. A convenience like nextRun: when the logs
+ * service cannot answer, the records come without it (null) instead of failing the read.
+ */
+export async function jobHealth(
+  clients: { jobs: ServiceClient<(typeof JobsService)['method']>; logs?: ServiceClient<(typeof LogsService)['method']> },
+  accountId: bigint,
+  jobs: { id: bigint; group?: bigint }[],
+  nowMs: number,
+): Promise<Map<bigint, JobHealth> | undefined> {
+  const { logs } = clients;
+  if (!logs || !jobs.length) return undefined;
+  const since = BigInt(Math.floor(nowMs / 1000) - DAY_S);
+  const chunks: bigint[][] = [];
+  for (let i = 0; i < jobs.length; i += SUMMARIES_PER_CALL) chunks.push(jobs.slice(i, i + SUMMARIES_PER_CALL).map((j) => j.id));
+  const needGroups = jobs.some((j) => j.group);
+  const [replies, groups] = await Promise.all([
+    Promise.all(chunks.map((ids) => logs.summaries({ accountId, ids, recent: RECENT_OUTCOMES, since }))).catch(() => undefined),
+    needGroups ? clients.jobs.listGroups({ accountId }).then((r) => r.groups, () => [] as Group[]) : Promise.resolve([] as Group[]),
+  ]);
+  if (!replies) return undefined;
+  const names = new Map(groups.map((g) => [g.id, g.name]));
+  const health = new Map<bigint, JobHealth>();
+  for (const s of replies.flatMap((r) => r.summaries)) {
+    const last = s.last && logRecord(s.last).result;
+    health.set(s.jobId, {
+      lastResult: last ? { ...last, output: cut(last.output), error: cut(last.error) } : null,
+      recentOutcomes: s.recent.map(resultStatus),
+      runs24h: s.runsSince,
+      failures24h: s.failuresSince,
+      groupName: null,
+    });
+  }
+  for (const j of jobs) {
+    const h = health.get(j.id);
+    if (h && j.group) h.groupName = names.get(j.group) ?? null;
+  }
+  return health;
+}

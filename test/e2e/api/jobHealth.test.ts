@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { ok } from '../../support/api.ts';
+import { startTestSystem } from '../../support/embedded.ts';
+import { startTarget } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
+
+/**
+ * docs/api.md (Job health): job records carry Tock's additions from the logs, so one cron_list
+ * shows every job's last result and recent outcomes (the dashboard's list costs one call).
+ */
+describe('job records: health additions (lastResult, recentOutcomes, runs24h, failures24h, groupName)', function () {
+  this.timeout(60_000);
+  let system: Awaited<ReturnType<typeof startTestSystem>>;
+  let target: Awaited<ReturnType<typeof startTarget>>;
+  before(async () => {
+    const long = 'Internal error: database connection refused. '.repeat(20);
+    target = await startTarget((r) => (r.url.startsWith('/bad') ? { status: 500, body: long } : { body: 'fine' }));
+    system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+  });
+  after(async () => {
+    await system?.destroy();
+    await target?.close();
+  });
+
+  it('gives the last result (texts cut to 200 characters), newest outcomes first, the counts of the last day and the group name', async () => {
+    const group = await ok(system.api.call('group_add', { name: 'nightly' }));
+    const good = await ok(system.api.call('cron_add', { url: `${target.url}/good`, expression: 'manual', group: group.id }));
+    const bad = await ok(system.api.call('cron_add', { url: `${target.url}/bad`, expression: 'manual' }));
+    const idle = await ok(system.api.call('cron_add', { url: `${target.url}/idle`, expression: 'manual' }));
+    expect(idle).to.include({ lastResult: null, runs24h: 0, failures24h: 0, groupName: null });
+    expect(idle.recentOutcomes).to.deep.equal([]);
+    expect(good.groupName).to.equal('nightly');
+    for (const id of [good.id, bad.id, good.id]) {
+      const before = (await ok<any[]>(system.api.call('cron_logs', { id }))).length;
+      await ok(system.api.call('cron_run', { id }));
+      await waitFor(async () => (await ok<any[]>(system.api.call('cron_logs', { id }))).length > before, `a result of job ${id}`, 15_000);
+    }
+    const list = await ok<any[]>(system.api.call('cron_list'));
+    const byId = new Map(list.map((j) => [j.id, j]));
+    const g = byId.get(good.id);
+    expect(g).to.include({ runs24h: 2, failures24h: 0, groupName: 'nightly' });
+    expect(g.recentOutcomes).to.deep.equal([0, 0]);
+    expect(g.lastResult).to.include({ status: 0, httpStatus: 200, output: 'fine', manual: true });
+    const b = byId.get(bad.id);
+    expect(b).to.include({ runs24h: 1, failures24h: 1 });
+    expect(b.recentOutcomes).to.deep.equal([1]);
+    expect(b.lastResult).to.include({ status: 1, httpStatus: 500 });
+    expect(b.lastResult.output).to.have.length(200).and.match(/^Internal error: database connection refused/);
+    // cron_logs keeps the whole body; cron_get carries the same additions as cron_list.
+    expect((await ok<any[]>(system.api.call('cron_logs', { id: bad.id })))[0].result.output.length).to.be.greaterThan(200);
+    expect(await ok(system.api.call('cron_get', { id: bad.id }))).to.deep.equal(b);
+  });
+});
