@@ -511,6 +511,8 @@ describe('deploy manifests (deploy/k8s)', () => {
         expect(c.livenessProbe?.httpGet?.path, `${name} liveness`).to.equal('/healthz');
       }
       const executor = containersOf(named(base, 'Deployment', 'executor')!)[0]!;
+      // Started means alive: an executor waiting for NATS at start must not be restarted for it.
+      expect(executor.startupProbe?.httpGet?.path, 'executor startup').to.equal('/healthz');
       expect(containerPort(executor, executor.readinessProbe.httpGet.port), 'the executor ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
     });
 
@@ -596,6 +598,35 @@ describe('deploy manifests (deploy/k8s)', () => {
         expect(pdb, `PodDisruptionBudget for ${name}`).to.be.an('object');
         expect(selectedBy(base, pdb!.spec.selector.matchLabels)).to.have.length(1);
       }
+    });
+
+    for (const dir of overlayDirs.filter((d) => !d.endsWith('dev'))) {
+      it(`${rel(dir)}: every Deployment of more than one replica has a PodDisruptionBudget of maxUnavailable 1 and spreads over nodes`, () => {
+        const docs = build(dir);
+        const multi = ofKind(docs, 'Deployment').filter((w) => (w.spec.replicas ?? 1) > 1);
+        expect(multi.map((w) => w.metadata.name)).to.include.members(dir.endsWith('postgres') ? ['jobs', 'planner', 'logs', 'gateway', 'executor'] : ['jobs', 'planner', 'gateway', 'executor']);
+        for (const w of [...multi, named(docs, 'Deployment', 'notifier')!]) {
+          const pdbs = ofKind(docs, 'PodDisruptionBudget').filter((p) => selects(p.spec.selector?.matchLabels, w.spec.template.metadata.labels));
+          expect(pdbs.map((p) => p.spec.maxUnavailable), `${w.metadata.name}: PodDisruptionBudget`).to.deep.equal([1]);
+          const spread: Obj[] = podSpec(w).topologySpreadConstraints ?? [];
+          expect(spread.some((c) => c.topologyKey === 'kubernetes.io/hostname' && selects(c.labelSelector?.matchLabels, w.spec.template.metadata.labels)), `${w.metadata.name}: spread over nodes`).to.equal(true);
+        }
+      });
+    }
+
+    it('every pod runs as the ServiceAccount tock, which mounts no token', () => {
+      for (const dir of [BASE, ...overlayDirs]) {
+        const docs = build(dir);
+        expect(named(docs, 'ServiceAccount', 'tock')?.automountServiceAccountToken, rel(dir)).to.equal(false);
+        for (const w of workloads(docs)) expect([podSpec(w).serviceAccountName, podSpec(w).automountServiceAccountToken], `${rel(dir)}: ${w.metadata.name}`).to.deep.equal(['tock', false]);
+      }
+    });
+
+    it('deploy/k8s/namespace.yaml enforces the restricted Pod Security Standard, and the README applies it before the Secrets', () => {
+      const [ns] = parse(join(K8S, 'namespace.yaml'));
+      expect(ns!.metadata.labels).to.include({ 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted' });
+      const readme = readFileSync(join(ROOT, 'deploy/README.md'), 'utf8');
+      expect(readme.indexOf('kubectl apply -f deploy/k8s/namespace.yaml')).to.be.within(0, readme.indexOf('create secret generic tock-nats'));
     });
 
     for (const [where, docsOf] of [['base', () => base], ...overlayDirs.map((dir) => [rel(dir), () => build(dir)] as const)] as const) {

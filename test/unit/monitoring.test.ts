@@ -37,6 +37,22 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
     for (const name of names) expect(known(name), name).to.equal(true);
   });
 
+  it('the PrometheusRule holds the alerts of docs/operations.md, expression and duration as written, each with its runbook section there', () => {
+    const page = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    const start = page.indexOf('| alert | PromQL | why |');
+    const table = page.slice(start, page.indexOf('\n\n', start));
+    const rows = [...table.matchAll(/^\| [^|]+ \| `([^`]+)`(?: for (\w+))? \| [^|]+ \|$/gm)].map((m) => ({ expr: m[1]!, for: m[2] }));
+    const [rule] = docsOf('deploy/monitoring/prometheusrule.yaml');
+    const alerts: any[] = rule.spec.groups.flatMap((g: any) => g.rules);
+    expect(rows.length).to.be.above(8);
+    expect(alerts.map((a) => ({ expr: a.expr, for: a.for }))).to.deep.equal(rows);
+    const operations = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+    for (const a of alerts) {
+      expect(a.annotations.runbook, a.alert).to.equal(`docs/operations.md#${a.alert.toLowerCase()}`);
+      expect(operations, a.alert).to.match(new RegExp(`^### ${a.alert}$`, 'm'));
+    }
+  });
+
   it('each ServiceMonitor selects a Service with the port it scrapes, and the Services reach OPS_PORT', () => {
     const services = [...docsOf('deploy/monitoring/metrics-services.yaml'), ...docsOf('deploy/k8s/base/gateway.yaml').filter((d) => d.kind === 'Service')];
     const monitors = docsOf('deploy/monitoring/servicemonitors.yaml');
@@ -58,6 +74,7 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
     expect(run.status, run.stderr).to.equal(0);
     const kinds = (yaml.loadAll(run.stdout) as any[]).map((d) => d.kind);
     expect(kinds.filter((k) => k === 'ServiceMonitor')).to.have.length(6);
+    expect(kinds).to.include('PrometheusRule');
     expect(kinds).to.include('ConfigMap');
   });
 });
