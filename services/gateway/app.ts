@@ -150,7 +150,7 @@ export function createGateway(options: GatewayOptions): Koa {
   if (options.dashboard) {
     const dashboard = dashboardMiddleware();
     app.use(async (ctx, next) => {
-      if (ctx.path === '/' || ctx.path.startsWith('/dashboard')) await open(ctx, async () => void (await dashboard(ctx, next)));
+      if (ctx.path === '/' || ctx.path === '/favicon.ico' || ctx.path.startsWith('/dashboard')) await open(ctx, async () => void (await dashboard(ctx, next)));
       else await next();
     });
   }

@@ -2,7 +2,7 @@
 export const RECORD_KEYS = [
   'id', 'group', 'name', 'expression', 'filter', 'timezone', 'url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'hasPassword',
   'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'notifyChannels', 'keyword',
-  'pattern', 'retries', 'retryBackoff', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
+  'pattern', 'retries', 'retryBackoff', 'dstGap', 'dstOverlap', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
   // Tock's additions (docs/api.md, "Job health").
   'lastResult', 'recentOutcomes', 'runs24h', 'failures24h', 'groupName',
 ];
