@@ -21,6 +21,10 @@ import {
 import type { NotifierView, OpenNotification } from './notifierView.ts';
 import type { Senders } from './senders.ts';
 
+/** How often a sent delivery's outcome is tried again while the store refuses it. */
+export const RECORD_RETRY_MS = 200;
+const RECORD_RETRY_MAX_MS = 2000;
+
 export const MAX_TRIGGERS_PER_NOTIFICATION = 500;
 
 export interface DispatcherOptions {
@@ -97,6 +101,18 @@ export function createDispatcher(options: DispatcherOptions) {
     await view.waitFor(result.position);
   }
 
+  async function untilStored<T>(what: string, fields: Record<string, unknown>, append: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await append();
+      } catch (error) {
+        if (stopped) throw error;
+        log.warn(what, { ...fields, tries: attempt, error });
+        await new Promise((r) => setTimeout(r, Math.min(RECORD_RETRY_MAX_MS, RECORD_RETRY_MS * attempt)));
+      }
+    }
+  }
+
   async function deliver(open: OpenNotification, route: Route) {
     const { id } = open.decided;
     const stream = open.deliveryStream;
@@ -117,7 +133,12 @@ export function createDispatcher(options: DispatcherOptions) {
     const triggers = open.decided.triggers.filter((t) => route.keys.includes(t.key));
     const outcome = await senders.send(channel, triggers, now());
     const retryAt = outcome.ok ? null : now() + retryDelay(attempt, options.retry, outcome.retryAfterMs, options.random);
-    const recorded = await handleCommand(store, { stream, decider: deliveryDecider, command: { type: 'Record', channelId: channel.id, attempt, ok: outcome.ok, error: outcome.error, retryAt }, now });
+    // Sent: the outcome must be stored, or the claim's lease runs out and the message goes again.
+    // An append that failed (the store restarting, or its answer lost after commit) is retried
+    // until it lands; Record is a no-op once stored, and the delivery stays in flight meanwhile.
+    const recorded = await untilStored('notification outcome not recorded; retrying', { notification: id, channel: channel.id, attempt }, () =>
+      handleCommand(store, { stream, decider: deliveryDecider, command: { type: 'Record', channelId: channel.id, attempt, ok: outcome.ok, error: outcome.error, retryAt }, now }),
+    );
     const health = await handleCommand(store, { stream: channelStream(channel.id), decider: channelDecider, command: { type: 'RecordAttempt', id: channel.id, ok: outcome.ok, error: outcome.error }, now });
     options.onAttempt?.(channel.type, outcome.ok ? 'delivered' : 'failed');
     const fields = { notification: id, channel: channel.id, type: channel.type, attempt };

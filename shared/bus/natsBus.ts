@@ -1,5 +1,6 @@
-import { RequestError, connect, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import { JetStreamApiError, RetentionPolicy, StorageType, jetstreamManager, type StreamConfig as NatsStreamConfig } from '@nats-io/jetstream';
+import { RequestError, headers as natsHeaders, nanos, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { JetStreamApiError, RetentionPolicy, StorageType, jetstreamManager, type JetStreamClient, type JetStreamManager, type StreamConfig as NatsStreamConfig } from '@nats-io/jetstream';
+import { connectLasting, type LastingConnection } from './natsConnection.ts';
 import type { NatsAuth } from './natsAuth.ts';
 import { createLogger, type Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
@@ -22,28 +23,58 @@ export interface NatsBusOptions {
   auth?: NatsAuth;
 }
 
-/** Client reconnect settings shared by every NATS connection of Tock: try forever, a second apart (with jitter). */
-export const RECONNECT = { maxReconnectAttempts: -1, reconnectTimeWait: 1000, reconnectJitter: 500 } as const;
+/** Kept where it was for its importers: every NATS connection of Tock reconnects the same way. */
+export { RECONNECT } from './natsConnection.ts';
+
+/** A core subscription, kept so it can be made again on a new connection. */
+interface LiveSubscription {
+  subject: string;
+  handler: Parameters<Bus['subscribe']>[1];
+  sub: Subscription;
+}
 
 export async function connectNatsBus(url: string, options: NatsBusOptions = {}): Promise<Bus> {
   const log = options.log ?? createLogger('bus', {}, 'warn');
   const { readiness } = options;
-  let nc: NatsConnection;
-  try {
-    // noAsyncTraces: nats.js otherwise builds two Error objects (stack captures) per publish in
-    // case it fails, a cost the run path pays on every publish. Our errors say what failed anyway.
-    nc = await connect({ servers: url, name: options.name, ...RECONNECT, noAsyncTraces: true, ...options.auth });
-  } catch (e) {
-    throw busError(`connect to NATS at ${url}`, e);
-  }
-  const jsm = await jetstreamManager(nc).catch(async (e) => {
-    await nc.close();
-    throw busError(`use JetStream at ${url}`, e);
-  });
-  const js = jsm.jetstream();
+  let conn: LastingConnection;
+  // Set before the first connection can be replaced (onReplaced runs only after a close).
+  let jsm: JetStreamManager;
+  let js: JetStreamClient;
+  const live = new Set<LiveSubscription>();
   const consumers = new Set<Consumer>();
   // Streams asked for, so they can be made again on a server that came back without its state.
   const streams = new Map<string, Partial<NatsStreamConfig> & { name: string }>();
+  try {
+    conn = await connectLasting({
+      url,
+      name: options.name,
+      auth: options.auth,
+      log,
+      onStatus: async (status) => {
+        if (status.type === 'disconnect') readiness?.set('bus', false, `disconnected from NATS (${status.server})`);
+        else if (status.type === 'reconnect') {
+          await restoreStreams();
+          readiness?.set('bus', true);
+        }
+      },
+      onLost: (reason) => readiness?.set('bus', false, `NATS connection closed (${reason}); opening a new one`),
+      onReplaced: async (nc) => {
+        jsm = await jetstreamManager(nc);
+        js = jsm.jetstream();
+        await restoreStreams();
+        for (const s of live) s.sub = subscribeOn(nc, s);
+        await nc.flush();
+        readiness?.set('bus', true);
+      },
+    });
+  } catch (e) {
+    throw busError(`connect to NATS at ${url}`, e);
+  }
+  jsm = await jetstreamManager(conn.nc).catch(async (e) => {
+    await conn.drain().catch(() => undefined);
+    throw busError(`use JetStream at ${url}`, e);
+  });
+  js = jsm.jetstream();
   async function addStream(cfg: Partial<NatsStreamConfig> & { name: string }) {
     try {
       await jsm.streams.add(cfg);
@@ -54,17 +85,23 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
       });
     }
   }
+  async function restoreStreams() {
+    for (const cfg of streams.values()) await addStream(cfg).catch((error) => log.warn('stream not restored after reconnect', { stream: cfg.name, error }));
+  }
+  function subscribeOn(nc: NatsConnection, { subject, handler }: Pick<LiveSubscription, 'subject' | 'handler'>) {
+    return nc.subscribe(subject, {
+      callback: (err, m) => {
+        if (err) return;
+        try {
+          handler(m.subject, m.data, headersOf(m.headers));
+        } catch (e) {
+          // A failing live listener must not break the connection's dispatch.
+          console.error(`bus: subscriber to "${subject}" threw`, e);
+        }
+      },
+    });
+  }
   readiness?.set('bus', true);
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (status.type === 'disconnect') readiness?.set('bus', false, `disconnected from NATS (${status.server})`);
-      else if (status.type === 'reconnect') {
-        for (const cfg of streams.values()) await addStream(cfg).catch((error) => log.warn('stream not restored after reconnect', { stream: cfg.name, error }));
-        readiness?.set('bus', true);
-        log.info('reconnected to NATS', { server: status.server });
-      }
-    }
-  })();
 
   /** The stream as asked for, made again (a server that came back without it); false: never asked for here. */
   const restoreStream = async (name: string) => {
@@ -107,14 +144,29 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
     },
 
     async consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer> {
-      const consumer = await startNatsConsumer({ nc, jsm, js, log, readiness, restoreStream }, options, handler, () => consumers.delete(consumer));
+      // Getters: a consumer recreated after a new connection pulls on the new one.
+      const context = {
+        get nc() {
+          return conn.nc;
+        },
+        get jsm() {
+          return jsm;
+        },
+        get js() {
+          return js;
+        },
+        log,
+        readiness,
+        restoreStream,
+      };
+      const consumer = await startNatsConsumer(context, options, handler, () => consumers.delete(consumer));
       consumers.add(consumer);
       return consumer;
     },
 
     async notify(subject, data) {
       try {
-        nc.publish(subject, data);
+        conn.nc.publish(subject, data);
       } catch (e) {
         throw busError(`notify "${subject}"`, e);
       }
@@ -122,23 +174,15 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
 
     async subscribe(subject, handler) {
       try {
-        const sub = nc.subscribe(subject, {
-          callback: (err, m) => {
-            if (err) return;
-            try {
-              handler(m.subject, m.data, headersOf(m.headers));
-            } catch (e) {
-              // A failing live listener must not break the connection's dispatch.
-              console.error(`bus: subscriber to "${subject}" threw`, e);
-            }
-          },
-        });
+        const entry: LiveSubscription = { subject, handler, sub: subscribeOn(conn.nc, { subject, handler }) };
+        live.add(entry);
         // The server knows of the interest once flushed: from then on nothing published is missed.
-        await nc.flush();
+        await conn.nc.flush();
         return {
           unsubscribe: async () => {
-            sub.unsubscribe();
-            await nc.flush().catch(() => undefined);
+            live.delete(entry);
+            entry.sub.unsubscribe();
+            await conn.nc.flush().catch(() => undefined);
           },
         };
       } catch (e) {
@@ -157,8 +201,7 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
 
     async close() {
       await Promise.all([...consumers].map((c) => c.stop()));
-      if (nc.isClosed()) return;
-      await nc.drain().catch((e) => {
+      await conn.drain().catch((e) => {
         throw busError('close', e);
       });
     },

@@ -82,7 +82,8 @@ export interface NatsConsumerContext {
  * `onStop` runs once when it is stopped.
  */
 export async function startNatsConsumer(context: NatsConsumerContext, options: ConsumerOptions, handler: MessageHandler, onStop: () => void): Promise<Consumer> {
-  const { nc, jsm, js, log, readiness, restoreStream } = context;
+  // nc, jsm and js are read at each use: the bus may have replaced its connection since.
+  const { log, readiness, restoreStream } = context;
   const what = `consume "${options.durable}" on stream "${options.stream}"`;
   const limit = options.maxAckPending ?? DEFAULT_MAX_ACK_PENDING;
   const config: ConsumerConfig = {
@@ -99,12 +100,12 @@ export async function startNatsConsumer(context: NatsConsumerContext, options: C
   const startRun = async (): Promise<SupervisedRun> => {
     let iterator: ConsumerMessages;
     try {
-      await upsertConsumer(jsm, options.stream, config).catch(async (e) => {
+      await upsertConsumer(context.jsm, options.stream, config).catch(async (e) => {
         // The server came back without the stream: make it again from what was asked for.
         if (!(e instanceof JetStreamApiError && e.code === STREAM_NOT_FOUND) || !(await restoreStream(options.stream))) throw e;
-        await upsertConsumer(jsm, options.stream, config);
+        await upsertConsumer(context.jsm, options.stream, config);
       });
-      const consumer = await js.consumers.get(options.stream, options.durable);
+      const consumer = await context.js.consumers.get(options.stream, options.durable);
       // Missing stream or durable ends the run, so the supervisor makes them again.
       iterator = await consumer.consume({ max_messages: Math.min(limit, MAX_BATCH), abort_on_missing_resource: true });
     } catch (e) {
@@ -175,7 +176,7 @@ export async function startNatsConsumer(context: NatsConsumerContext, options: C
       await supervisor.stop();
       await Promise.allSettled([...running]);
       // Acks go out without confirmation: make sure the last ones left before we return.
-      await nc.flush().catch(() => undefined);
+      await context.nc.flush().catch(() => undefined);
     },
   };
   return consumer;

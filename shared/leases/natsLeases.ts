@@ -1,9 +1,7 @@
 import { Kvm, type KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/nats-core';
-import { connect } from '@nats-io/transport-node';
 import type { NatsAuth } from '../bus/natsAuth.ts';
-import { RECONNECT } from '../bus/natsBus.ts';
-import type { Logger } from '../log.ts';
+import { connectLasting } from '../bus/natsConnection.ts';
+import { createLogger, type Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
 import { takeSlot, type Holders, type Leases } from './leases.ts';
 
@@ -21,20 +19,28 @@ export async function connectNatsLeases(
   options: { readiness?: Readiness; log?: Logger; auth?: NatsAuth } = {},
 ): Promise<Leases> {
   // Reconnects forever, as the bus does: the executor outlives any NATS restart.
-  const nc: NatsConnection = await connect({ servers: url, name: 'tock-leases', ...RECONNECT, noAsyncTraces: true, ...options.auth });
-  const kvm = new Kvm(nc);
-  const kv: KV = await kvm.create(bucket, { history: 1 });
-  options.readiness?.set('leases', true);
-  void (async () => {
-    for await (const status of nc.status()) {
+  const create = (kvm: Kvm) => kvm.create(bucket, { history: 1 });
+  const conn = await connectLasting({
+    url,
+    name: 'tock-leases',
+    auth: options.auth,
+    log: options.log ?? createLogger('leases', {}, 'warn'),
+    onStatus: async (status) => {
       if (status.type === 'disconnect') options.readiness?.set('leases', false, `disconnected from NATS (${status.server})`);
       else if (status.type === 'reconnect') {
         // A server that came back without its state has no bucket: make it again (a no-op otherwise).
-        await kvm.create(bucket, { history: 1 }).catch((error) => options.log?.warn('leases bucket not restored after reconnect', { bucket, error }));
+        await create(new Kvm(conn.nc)).catch((error) => options.log?.warn('leases bucket not restored after reconnect', { bucket, error }));
         options.readiness?.set('leases', true);
       }
-    }
-  })();
+    },
+    onLost: (reason) => options.readiness?.set('leases', false, `NATS connection closed (${reason}); opening a new one`),
+    onReplaced: async (nc) => {
+      kv = await create(new Kvm(nc));
+      options.readiness?.set('leases', true);
+    },
+  });
+  let kv: KV = await create(new Kvm(conn.nc));
+  options.readiness?.set('leases', true);
 
   const change = async (key: string, fn: (holders: Holders) => Holders | null): Promise<boolean> => {
     for (let attempt = 0; attempt < 100; attempt++) {
@@ -66,7 +72,7 @@ export async function connectNatsLeases(
       });
     },
     async close() {
-      await nc.drain();
+      await conn.drain();
     },
   };
 }

@@ -84,8 +84,9 @@ export function natsServer(port: number, storeDir: string, binary = natsServerBi
   let child: ChildProcess | null = null;
   return {
     url: `nats://127.0.0.1:${port}`,
-    async start() {
-      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    /** extraArgs: more nats-server flags for this start only (a user and password, say). */
+    async start(extraArgs: string[] = []) {
+      child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...extraArgs], { stdio: 'ignore' });
       await waitFor(async () => {
         const socket = connect(port, '127.0.0.1');
         return new Promise<boolean>((resolve) => {
