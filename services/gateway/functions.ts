@@ -116,7 +116,7 @@ const groupDelete = (mode: GroupDeleteMode): Fn => async ({ params, accountId },
 /** The address parameters of a channel present in the request (absent stays absent). */
 const channelAddress = (params: Params) => ({ email: params.str('email'), url: params.str('url'), botToken: params.str('botToken'), chatId: params.str('chatId') });
 
-/** The API, one entry per function of spec 4.2 and docs/api.md. */
+/** The API, one entry per function that docs/api.md lists. */
 export const FUNCTIONS: Record<string, Fn> = {
   cron_list: async ({ params, accountId }, c) => {
     const { page, limit } = paging(params, 1000);
