@@ -1,5 +1,6 @@
 import { pino, stdSerializers, type DestinationStream } from 'pino';
 import { logWriteErrors } from './metrics.ts';
+import { maskUrlsIn } from './urlCredentials.ts';
 
 /**
  * Structured JSON logs, one object per line, through pino. Secrets never reach a line: fields
@@ -27,13 +28,9 @@ const envLevel = (): LogLevel => {
 const SECRET_KEYS = ['password', 'token', 'authorization', 'Authorization', 'secret', 'signingSecret', 'signingSecrets', 'credentials', 'cookie', 'apiKey', 'api_key', 'httpHeaders', 'postData'];
 export const REDACTED_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
-// scheme://user:pass@ or scheme://user@: the userinfo part of any URL in any string.
-const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]+@/gi;
-export const maskUrls = (s: string) => (s.includes('@') ? s.replace(URL_CREDENTIALS, '$1***@') : s);
-
 /** Strings masked, errors turned into plain objects (then masked), at any depth; cycles cut. */
 function scrub(value: unknown, depth = 0, seen = new Set<object>()): unknown {
-  if (typeof value === 'string') return maskUrls(value);
+  if (typeof value === 'string') return maskUrlsIn(value);
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object' || depth > 6) return value;
   if (seen.has(value)) return '[circular]';
@@ -88,10 +85,10 @@ export function createLogger(service: string, base: Record<string, unknown> = {}
 
 function wrap(p: pino.Logger): Logger {
   return {
-    debug: (msg, fields) => p.debug(fields ?? {}, maskUrls(msg)),
-    info: (msg, fields) => p.info(fields ?? {}, maskUrls(msg)),
-    warn: (msg, fields) => p.warn(fields ?? {}, maskUrls(msg)),
-    error: (msg, fields) => p.error(fields ?? {}, maskUrls(msg)),
+    debug: (msg, fields) => p.debug(fields ?? {}, maskUrlsIn(msg)),
+    info: (msg, fields) => p.info(fields ?? {}, maskUrlsIn(msg)),
+    warn: (msg, fields) => p.warn(fields ?? {}, maskUrlsIn(msg)),
+    error: (msg, fields) => p.error(fields ?? {}, maskUrlsIn(msg)),
     child: (fields) => wrap(p.child(fields)),
   };
 }

@@ -1,7 +1,7 @@
 import { AppError } from './errors.ts';
 
 /**
- * Payload rules (spec 4.4, docs/api.md (What every call to your URL carries)). Shared by the gateway (reject a bad payload with error 3
+ * Payload rules (docs/api.md, What every call to your URL carries). Shared by the gateway (reject a bad payload with error 3
  * before anything is stored) and the executor (decide the Content-Type), so both read one rule.
  */
 

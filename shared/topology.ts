@@ -50,8 +50,10 @@ export interface RunCancel {
 }
 export function decodeCancel(data: Uint8Array): RunCancel | null {
   try {
-    const c = JSON.parse(new TextDecoder().decode(data));
-    return Number.isSafeInteger(c?.jobId) && Number.isFinite(c?.before) ? { jobId: c.jobId, before: c.before, retries: c.retries === true } : null;
+    const c = JSON.parse(new TextDecoder().decode(data)) as Partial<Record<keyof RunCancel, unknown>> | null;
+    return typeof c?.jobId === 'number' && Number.isSafeInteger(c.jobId) && typeof c.before === 'number' && Number.isFinite(c.before)
+      ? { jobId: c.jobId, before: c.before, retries: c.retries === true }
+      : null;
   } catch {
     return null;
   }

@@ -49,7 +49,7 @@ export function createApi(baseUrl: string, token: string): Api {
     const text = await response.text();
     let envelope: { status?: string; code?: number; message?: string; data?: T };
     try {
-      envelope = JSON.parse(text);
+      envelope = JSON.parse(text) as typeof envelope;
     } catch {
       throw new Error(`${baseUrl} did not answer as Tock's API does (HTTP ${response.status}, not JSON)`);
     }

@@ -41,8 +41,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 function version(): string {
   for (const path of ['../../package.json', '../../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
-      if (pkg.name === 'tock') return pkg.version;
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === 'tock' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // not this one
     }

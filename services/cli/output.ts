@@ -13,12 +13,28 @@ export const instant = (seconds: number | null | undefined) => (seconds ? new Da
 /** Tab-separated rows under a header: readable in a terminal, easy for cut and awk. */
 export function table(out: Write, header: string[], rows: unknown[][]) {
   out(header.join('\t'));
-  for (const row of rows) out(row.map((cell) => String(cell ?? '').replace(/[\t\n]/g, ' ')).join('\t'));
+  for (const row of rows) out(row.map((cell) => text(cell).replace(/[\t\n]/g, ' ')).join('\t'));
+}
+
+/** A value as one cell: nothing for null, JSON for an object or array. */
+function text(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return value;
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return value.toString();
+    case 'object':
+      return value === null ? '' : JSON.stringify(value);
+    default:
+      return '';
+  }
 }
 
 /** One `name: value` line per field of a record. */
 export function fields(out: Write, record: Record<string, unknown>) {
-  for (const [name, value] of Object.entries(record)) out(`${name}: ${value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value)}`);
+  for (const [name, value] of Object.entries(record)) out(`${name}: ${text(value)}`);
 }
 
 export const json = (out: Write, data: unknown) => out(JSON.stringify(data, null, 2));

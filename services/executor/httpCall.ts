@@ -116,7 +116,10 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
           hop.ip = '';
           return { ...fail(hop.error.message), refused: hop.error };
         }
-        if (!hop.ip) hop.ip = String((hop.error as { address?: unknown }).address ?? '');
+        if (!hop.ip) {
+          const address = (hop.error as { address?: unknown }).address;
+          hop.ip = typeof address === 'string' ? address : '';
+        }
         if (closed) return fail('the executor is shutting down');
         return fail(describeError(hop.error, url.host), !hop.connected && isConnectFailure(hop.error), true);
       }

@@ -3,7 +3,10 @@ import { isEgressRefused } from '../../shared/egressGuard.ts';
 // Failures where no connection came up at all: FC retries these once.
 const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'ECONNRESET', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 
-const codeOf = (e: unknown): string => String((e as { code?: unknown } | null)?.code ?? '');
+const codeOf = (e: unknown): string => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' || typeof code === 'number' ? String(code) : '';
+};
 
 export function isConnectFailure(e: unknown): boolean {
   if (isEgressRefused(e)) return false;

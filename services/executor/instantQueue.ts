@@ -37,7 +37,7 @@ interface Batch {
 /**
  * Runs per slice: the first slice is small and each next one twice the last, up to the cap. Every
  * call of a slice is written before any answer is read, so big slices keep an instant's calls
- * together (1000 due on a second: p99 262-310 ms late in slices of 128, 165-219 ms in one slice);
+ * together (the more calls a slice holds, the less late the last of an instant's crowd is sent);
  * a small first slice lets the first round of every account (another account's single run
  * beside a crowd) reach its socket, even one still connecting, before the crowd's work runs.
  */

@@ -35,7 +35,7 @@ const logger = (base: Record<string, unknown>): Logger => {
     try {
       control.postMessage(record);
     } catch {
-      control.postMessage({ ...record, fields: JSON.parse(JSON.stringify(record.fields, (_k, v) => (typeof v === 'bigint' ? String(v) : v))) });
+      control.postMessage({ ...record, fields: JSON.parse(JSON.stringify(record.fields, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))) as typeof record.fields });
     }
   };
   return { debug: post('debug'), info: post('info'), warn: post('warn'), error: post('error'), child: (fields) => logger({ ...base, ...fields }) };

@@ -15,7 +15,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   if (declared > BODY_LIMIT) throw new AppError('BODY_TOO_LARGE', `request body: at most ${BODY_LIMIT} bytes, got ${declared}`);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > BODY_LIMIT) throw new AppError('BODY_TOO_LARGE', `request body: at most ${BODY_LIMIT} bytes`);
     chunks.push(chunk);
@@ -28,7 +28,7 @@ export function parseQuery(text: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(text)) {
     const prior = out[key];
-    out[key] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+    out[key] = prior === undefined ? value : Array.isArray(prior) ? [...(prior as unknown[]), value] : [prior, value];
   }
   return out;
 }
@@ -71,7 +71,7 @@ function parseMultipart(text: string, contentType: string): Record<string, unkno
     if (name === undefined) continue;
     const value = part.slice(split + 4).replace(/\r\n$/, '');
     const prior = out[name];
-    out[name] = prior === undefined ? value : Array.isArray(prior) ? [...prior, value] : [prior, value];
+    out[name] = prior === undefined ? value : Array.isArray(prior) ? [...(prior as unknown[]), value] : [prior, value];
   }
   return out;
 }

@@ -116,7 +116,7 @@ const groupDelete = (mode: GroupDeleteMode): Fn => async ({ params, accountId },
 /** The address parameters of a channel present in the request (absent stays absent). */
 const channelAddress = (params: Params) => ({ email: params.str('email'), url: params.str('url'), botToken: params.str('botToken'), chatId: params.str('chatId') });
 
-/** The API, one entry per function of spec 4.2 and docs/api.md. */
+/** The API, one entry per function that docs/api.md lists. */
 export const FUNCTIONS: Record<string, Fn> = {
   cron_list: async ({ params, accountId }, c) => {
     const { page, limit } = paging(params, 1000);
@@ -214,7 +214,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     const { page, limit } = paging(params, 1000);
     const { entries } = await c.jobs.jobHistory({ accountId, id: id(params), page, limit });
     // `by`: the account that made the change, or null when Tock did (failure counting, auto-disable).
-    return entries.map((e) => ({ revision: Number(e.revision), time: Number(e.time), type: e.type, by: Number(e.accountId) || null, data: JSON.parse(e.dataJson) }));
+    return entries.map((e) => ({ revision: Number(e.revision), time: Number(e.time), type: e.type, by: Number(e.accountId) || null, data: JSON.parse(e.dataJson) as unknown }));
   },
   group_list: async ({ accountId }, c) => (await c.jobs.listGroups({ accountId })).groups.map((g) => groupRecord(g)),
   group_get: async ({ params, accountId }, c) => groupRecord(await c.jobs.getGroup({ accountId, id: id(params) })),

@@ -261,8 +261,8 @@ const SCHEMAS: Record<string, Schema> = {
   },
 };
 
-const ERROR_RESPONSES = Object.fromEntries(
-  [
+const ERROR_RESPONSES: Record<string, Schema> = Object.fromEntries<Schema>(
+  ([
     ['400', 'invalid or missing parameter, limit exceeded, malformed body'],
     ['401', 'invalid API token'],
     ['404', 'no such job, group or function'],
@@ -270,7 +270,7 @@ const ERROR_RESPONSES = Object.fromEntries(
     ['413', 'body over 1 MiB'],
     ['500', 'internal error (the message has a request id)'],
     ['503', 'rate limited or briefly unavailable (a store failure too); see Retry-After'],
-  ].map(([status, description]) => [status, { description, content: { 'application/json': { schema: ref('Error') } } }]),
+  ] as const).map(([status, description]) => [status, { description, content: { 'application/json': { schema: ref('Error') } } }]),
 );
 
 function operation(name: string, doc: FunctionDoc, method: 'get' | 'post') {

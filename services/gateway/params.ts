@@ -81,7 +81,8 @@ export class Params {
     const v = single(name, this.raw(name));
     if (v === undefined || v === null || v === '') return undefined;
     if (v === true || v === false) return v;
-    const text = String(v).trim().toLowerCase();
+    // An object or list is neither: it falls through to the error below.
+    const text = typeof v === 'string' || typeof v === 'number' ? String(v).trim().toLowerCase() : '';
     if (['true', '1', 'on', 'yes'].includes(text)) return true;
     if (['false', '0', 'off', 'no'].includes(text)) return false;
     throw new AppError('INVALID_PARAMETER', `must be true or false (also 1/0, on/off, yes/no), got ${JSON.stringify(v)}`, { field: [name] });

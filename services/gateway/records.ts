@@ -63,7 +63,7 @@ export const accountRecord = (a: Account) => ({
 /** The API's result status of an execution outcome: 0 succeeded, 1 failed, 2 skipped. */
 export const resultStatus = (outcome: ExecutionOutcome) => (outcome === ExecutionOutcome.SUCCEEDED ? 0 : outcome === ExecutionOutcome.SKIPPED ? 2 : 1);
 
-/** Spec 2.3: each element is { result: {...} }. */
+/** One execution as the API's logs answer it: each element is { result: {...} } (docs/api.md, `cron_logs`). */
 export function logRecord(entry: LogEntry) {
   const e = entry.execution!;
   return {

@@ -26,7 +26,7 @@ export const batchStream = (accountId: number, key: string) => `batch-${accountI
 /** What identifies a batch's content: every element's settings and run order, in order. */
 export function batchHash(elements: unknown): string {
   return createHash('sha256')
-    .update(JSON.stringify(elements, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
+    .update(JSON.stringify(elements, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)))
     .digest('hex');
 }
 

@@ -4,15 +4,21 @@ import { openSecrets, sealSecrets, type Sealer } from '../../shared/job/index.ts
 /** Where a job event keeps settings: JobCreated all of them, JobEdited the changed ones. */
 const FIELD: Record<string, 'settings' | 'changes'> = { JobCreated: 'settings', JobEdited: 'changes' };
 
-const mapSettings = <E extends { type: string; data: any }>(event: E, fn: (s: any) => any): E => {
+type Settings = Record<string, unknown>;
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+const mapSettings = <E extends { type: string; data: unknown }>(event: E, fn: (s: Settings) => Settings): E => {
   const field = FIELD[event.type];
-  if (!field || !event.data?.[field]) return event;
-  return { ...event, data: { ...event.data, [field]: fn(event.data[field]) } };
+  const data = event.data;
+  if (!field || !isRecord(data) || !isRecord(data[field])) return event;
+  return { ...event, data: { ...data, [field]: fn(data[field]) } };
 };
 
 /** Account events keep a signing secret in the one field `signingSecret`: sealed the same way. */
-const mapSigning = <E extends { data: any }>(event: E, fn: (v: string) => string): E =>
-  typeof event.data?.signingSecret === 'string' && event.data.signingSecret !== '' ? { ...event, data: { ...event.data, signingSecret: fn(event.data.signingSecret) } } : event;
+const mapSigning = <E extends { data: unknown }>(event: E, fn: (v: string) => string): E => {
+  const data = event.data;
+  return isRecord(data) && typeof data.signingSecret === 'string' && data.signingSecret !== '' ? { ...event, data: { ...data, signingSecret: fn(data.signingSecret) } } : event;
+};
 
 /**
  * The secrets the jobs service seals (see shared/eventStore/sealingStore.ts): what is at rest, and

@@ -356,11 +356,13 @@ function scheduleKind(settings: JobSettings, jobId: number) {
 
 /** The event's data with every secret (the table's `secret` rows, URL credentials, header values) masked. */
 function maskEventSecrets(data: unknown): unknown {
-  const copy = JSON.parse(JSON.stringify(data));
+  const copy = JSON.parse(JSON.stringify(data)) as Record<string, Record<string, unknown> | undefined> | null;
   for (const field of ['settings', 'changes']) {
-    if (!copy?.[field]) continue;
-    copy[field] = maskSecrets(copy[field]);
-    for (const name of SECRET_SETTINGS) if (copy[field][name]) copy[field][name] = '********';
+    const settings = copy?.[field];
+    if (!copy || !settings) continue;
+    const masked = maskSecrets(settings);
+    for (const name of SECRET_SETTINGS) if (masked[name]) masked[name] = '********';
+    copy[field] = masked;
   }
   return copy;
 }

@@ -14,7 +14,7 @@ import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/even
 import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
 import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
-import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
+import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
 
 const tableSql = (s: string, t: string) => `
   CREATE TABLE IF NOT EXISTS ${s}.${t} (
@@ -167,7 +167,7 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
       const table = q.failuresOnly ? 'failures' : 'log';
       const jobId = queryInt(q.jobId);
       const keyword = normalizeKeyword(q.keyword);
-      const { limit, offset } = paging(q.page, q.limit);
+      const { limit, offset } = limitOffset(q.page, q.limit);
       const params: unknown[] = [String(queryInt(q.accountId)), limit, offset];
       const where = ['account_id = $1'];
       if (jobId !== 0n) where.push(`job_id = $${params.push(String(jobId))}`);

@@ -14,7 +14,7 @@ export const FIELD_SEPARATOR = '\u001f';
 const MAX_DATE_SECONDS = 8.64e12;
 
 /** 1-based page and a limit (default 100, at most 1000) as SQL LIMIT/OFFSET; nonsense becomes the default. */
-export function paging(page?: number, limit?: number): { limit: number; offset: number } {
+export function limitOffset(page?: number, limit?: number): { limit: number; offset: number } {
   const l = Number.isFinite(limit) && limit! >= 1 ? Math.min(Math.floor(limit!), MAX_LIMIT) : DEFAULT_LIMIT;
   const p = Number.isFinite(page) && page! >= 1 ? Math.min(Math.floor(page!), MAX_PAGE) : 1;
   return { limit: l, offset: (p - 1) * l };

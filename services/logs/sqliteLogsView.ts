@@ -5,7 +5,7 @@ import { single } from '../../shared/single.ts';
 import { privateDbFile, useWal } from '../../shared/sqlite.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
-import { invalidExecution, normalizeKeyword, paging, searchText } from './search.ts';
+import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
 
 type Table = 'log' | 'failures';
 const TABLES: Table[] = ['log', 'failures'];
@@ -110,7 +110,7 @@ class SqliteLogsView {
     const table: Table = q.failuresOnly ? 'failures' : 'log';
     const jobId = queryInt(q.jobId);
     const keyword = normalizeKeyword(q.keyword);
-    const { limit, offset } = paging(q.page, q.limit);
+    const { limit, offset } = limitOffset(q.page, q.limit);
     const where = ['account_id = @account'];
     if (jobId !== 0n) where.push('job_id = @job');
     if (keyword) where.push('instr(haystack, @keyword) > 0');

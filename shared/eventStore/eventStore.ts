@@ -16,6 +16,7 @@ export interface EventData<T = Record<string, unknown>> {
   id?: string;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the store holds every stream's events; a reader names its type as T, and untyped readers (planner, notifier, tests) still index data directly
 export interface RecordedEvent<T = any> {
   id: string;
   stream: string;
@@ -70,6 +71,7 @@ export interface EventStore {
    */
   appendToStream(stream: string, events: EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
   /** Reads a stream. A stream that does not exist reads as []. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as for RecordedEvent: the caller names the stream's event type
   readStream<T = any>(stream: string, options?: ReadOptions): Promise<RecordedEvent<T>[]>;
   /**
    * Subscribes to all events (or a category) from a checkpoint: first every stored event after it

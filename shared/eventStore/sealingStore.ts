@@ -2,9 +2,9 @@ import { categoryOf, type EventData, type EventStore, type RecordedEvent } from 
 
 /** How one category of streams seals its secrets on the way in and opens them on the way out. */
 export interface StreamSealing {
-  seal<E extends { type: string; data: any }>(event: E): E;
+  seal<E extends { type: string; data: unknown }>(event: E): E;
   /** May throw (a key this service lacks): the event is then handed on sealed. */
-  open<E extends { type: string; data: any }>(event: E): E;
+  open<E extends { type: string; data: unknown }>(event: E): E;
 }
 
 export interface SealingOptions {

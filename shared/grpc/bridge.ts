@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { fromBinary, toBinary, create, type MessageShape, type MessageInitShape } from '@bufbuild/protobuf';
+import { fromBinary, toBinary, create, type DescMessage, type Message, type MessageShape, type MessageInitShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { randomUUID } from 'node:crypto';
 import { AppError, isAppError, isErrorKind, type FieldPath } from '../errors.ts';
@@ -25,16 +25,25 @@ const KIND_HEADER = 'tock-error-kind';
 /** The AppError's field path, as JSON; the status details then carry the message without it. */
 const FIELD_HEADER = 'tock-error-field';
 
+/** One method of a service as the bridge sees it: the descriptor fixes the message types at run time. */
+type UntypedHandler = (request: Message) => Promise<MessageInitShape<DescMessage>>;
+type UntypedCall = (
+  request: Message,
+  metadata: grpc.Metadata,
+  options: grpc.CallOptions,
+  callback: (error: grpc.ServiceError | null, reply: Message) => void,
+) => void;
+
 function definitionOf<S extends GenServiceMethods>(service: GenService<S>): grpc.ServiceDefinition {
-  const definition: Record<string, grpc.MethodDefinition<any, any>> = {};
+  const definition: Record<string, grpc.MethodDefinition<Message, Message>> = {};
   for (const method of service.methods) {
     definition[method.localName] = {
       path: `/${service.typeName}/${method.name}`,
       requestStream: false,
       responseStream: false,
-      requestSerialize: (m: any) => Buffer.from(toBinary(method.input, m)),
+      requestSerialize: (m: Message) => Buffer.from(toBinary(method.input, m)),
       requestDeserialize: (b: Buffer) => fromBinary(method.input, b),
-      responseSerialize: (m: any) => Buffer.from(toBinary(method.output, m)),
+      responseSerialize: (m: Message) => Buffer.from(toBinary(method.output, m)),
       responseDeserialize: (b: Buffer) => fromBinary(method.output, b),
     };
   }
@@ -45,10 +54,10 @@ function definitionOf<S extends GenServiceMethods>(service: GenService<S>): grpc
 export function addService<S extends GenServiceMethods>(server: grpc.Server, service: GenService<S>, impl: ServiceImpl<S>, log: Logger) {
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
-    const fn = (impl as any)[method.localName] as (req: unknown) => Promise<any>;
-    handlers[method.localName] = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+    const fn = (impl as unknown as Record<string, UntypedHandler>)[method.localName];
+    handlers[method.localName] = (call: grpc.ServerUnaryCall<Message, Message>, callback: grpc.sendUnaryData<Message>) => {
       Promise.resolve()
-        .then(() => fn(call.request))
+        .then(() => fn!(call.request))
         .then(
           (reply) => callback(null, create(method.output, reply)),
           (error) => callback(toServiceError(error, `${service.typeName}/${method.name}`, log)),
@@ -127,17 +136,18 @@ export function createClient<S extends GenServiceMethods>(
     'grpc.enable_retries': 1,
   });
   const deadlineMs = options.deadlineMs ?? 30_000;
-  const stub: any = { close: () => client.close() };
+  const calls = client as unknown as Record<string, UntypedCall>;
+  const stub: Record<string, unknown> = { close: () => client.close() };
   for (const method of service.methods) {
-    stub[method.localName] = (request: any) =>
-      new Promise((resolve, reject) => {
+    stub[method.localName] = (request: MessageInitShape<DescMessage>) =>
+      new Promise<Message>((resolve, reject) => {
         const message = create(method.input, request);
-        (client as any)[method.localName](message, metadata.clone(), { deadline: Date.now() + deadlineMs }, (error: grpc.ServiceError | null, reply: any) =>
+        calls[method.localName]!(message, metadata.clone(), { deadline: Date.now() + deadlineMs }, (error, reply) =>
           error ? reject(fromServiceError(error)) : resolve(reply),
         );
       });
   }
-  return stub;
+  return stub as ServiceClient<S>;
 }
 
 function fromServiceError(error: grpc.ServiceError): AppError {

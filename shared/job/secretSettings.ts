@@ -1,3 +1,5 @@
+import { MASK, maskUrl, userinfoOf } from '../urlCredentials.ts';
+
 /**
  * Which parts of a job's settings are secrets, and how each is sealed, opened and masked. Three:
  * the password (the whole value), the credentials of the URL (the `user:pass` before the host,
@@ -9,19 +11,10 @@ export interface Sealer {
   open(value: string): string;
 }
 
+export { maskUrl };
+
 // In a URL the envelope's colons would split the credentials: there it is spelled with dots.
 const URL_PREFIX = 'enc.v1.';
-const MASK = '***';
-const AUTHORITY = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#\\]*)/i;
-
-/** The URL split at its credentials, or null when it has none. */
-function userinfoOf(url: string): { head: string; userinfo: string; tail: string } | null {
-  const m = AUTHORITY.exec(url);
-  if (!m) return null;
-  const at = m[2]!.lastIndexOf('@');
-  if (at < 0) return null;
-  return { head: m[1]!, userinfo: m[2]!.slice(0, at), tail: url.slice(m[1]!.length + at) };
-}
 
 export function sealUrl(url: string, sealer: Sealer): string {
   const parts = userinfoOf(url);
@@ -33,13 +26,6 @@ export function openUrl(url: string, sealer: Sealer): string {
   const parts = userinfoOf(url);
   if (!parts || !parts.userinfo.startsWith(URL_PREFIX)) return url;
   return `${parts.head}${sealer.open(parts.userinfo.replaceAll('.', ':'))}${parts.tail}`;
-}
-
-/** The URL as anyone may see it: credentials, sealed or not, become `***`. */
-export function maskUrl(url: string): string {
-  const parts = userinfoOf(url);
-  if (!parts) return url;
-  return `${parts.head}${MASK}${parts.tail}`;
 }
 
 const mapHeaderValues = (text: string, fn: (value: string) => string): string =>

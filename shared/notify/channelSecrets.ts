@@ -15,9 +15,12 @@ const mapAddress = (address: ChannelAddress, fn: (v: string) => string): Channel
   return out;
 };
 
-const mapEvent = <E extends { type: string; data: any }>(event: E, fn: (v: string) => string): E => {
+type ChannelEventData = { address?: ChannelAddress; secret?: unknown };
+
+const mapEvent = <E extends { type: string; data: unknown }>(event: E, fn: (v: string) => string): E => {
   if (event.type !== 'ChannelAdded' && event.type !== 'ChannelEdited') return event;
-  const data = { ...event.data };
+  if (typeof event.data !== 'object' || event.data === null) return event;
+  const data: ChannelEventData = { ...(event.data as ChannelEventData) };
   if (data.address) data.address = mapAddress(data.address, fn);
   if (typeof data.secret === 'string' && data.secret !== '') data.secret = fn(data.secret);
   return { ...event, data };
@@ -25,8 +28,8 @@ const mapEvent = <E extends { type: string; data: any }>(event: E, fn: (v: strin
 
 /** Channel events with their secrets sealed (a value already sealed stays as it is) or opened. */
 export const channelSealing = (sealer: Sealer) => ({
-  seal: <E extends { type: string; data: any }>(event: E): E => mapEvent(event, (v) => (isSealed(v) ? v : sealer.seal(v))),
-  open: <E extends { type: string; data: any }>(event: E): E => mapEvent(event, (v) => sealer.open(v)),
+  seal: <E extends { type: string; data: unknown }>(event: E): E => mapEvent(event, (v) => (isSealed(v) ? v : sealer.seal(v))),
+  open: <E extends { type: string; data: unknown }>(event: E): E => mapEvent(event, (v) => sealer.open(v)),
 });
 
 /** A copy of the channel with its secrets in clear, for the one request that needs them. */

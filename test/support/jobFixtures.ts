@@ -1,4 +1,4 @@
-/** docs/api.md (Cron jobs): spec 2.1's fields, every settable field but the password, and ours. */
+/** docs/api.md (Cron jobs): every settable field of a job but the password, Tock's own ones included. */
 export const RECORD_KEYS = [
   'id', 'group', 'name', 'expression', 'filter', 'timezone', 'url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'hasPassword',
   'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'notifyChannels', 'keyword',

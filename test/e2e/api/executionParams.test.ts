@@ -66,7 +66,7 @@ describe('execution functions: parameters and error answers (embedded mode)', fu
       }
     });
 
-    it('a payload must follow spec 4.4 for the job\'s method (3)', async () => {
+    it('a payload must follow the payload rules for the job\'s method (3)', async () => {
       const cases: [any, unknown][] = [
         [getJob, '{"json":"on a GET job"}'],
         [getJob, 'a=1\nb=2'],

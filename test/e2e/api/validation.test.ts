@@ -4,7 +4,7 @@ import { embeddedTarget, storeMark, type ApiTarget } from '../../support/targets
 
 const long = (n: number) => 'x'.repeat(n);
 
-/** [parameter, bad value, expected code, what the message must say]. Spec 4.3 with docs/api.md (Cron jobs)'s limits. */
+/** [parameter, bad value, expected code, what the message must say], for docs/api.md (Cron jobs)'s limits. */
 const INVALID: [string, unknown, number, RegExp][] = [
   ['url', 'ftp://example.com/file', 3, /http or https/],
   ['url', 'http://', 3, /url/],
@@ -108,7 +108,7 @@ describe('validation: every parameter with invalid input (embedded mode)', funct
       for (const values of BOUNDARIES) await ok(api.call('cron_add', { url: 'https://example.com/edge', ...values }));
     });
 
-    it('a payload with run must fit the rules of spec 4.4 (error 3, nothing stored)', async () => {
+    it('a payload with run must fit the payload rules for its method (error 3, nothing stored)', async () => {
       await rejects('cron_add', { url: 'https://example.com/p', run: 1, payload: '{"broken":' }, 3, 'payload', /valid JSON/);
       await rejects('cron_add', { url: 'https://example.com/p', run: 1, payload: '{"a":1}' }, 3, 'payload', /query string/);
       await rejects('cron_add', { url: 'https://example.com/p', run: 1, payload: 'a=1#frag' }, 3, 'payload', /#/);

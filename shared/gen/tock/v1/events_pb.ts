@@ -220,7 +220,7 @@ export const DueRunSchema: GenMessage<DueRun> = /*@__PURE__*/
 
 /**
  * NATS subject tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>, stream EXECUTIONS.
- * Fields follow the API's execution result (spec 2.3).
+ * Fields follow the API's execution result (docs/api.md, `cron_logs`).
  *
  * @generated from message tock.v1.Execution
  */
