@@ -49,12 +49,22 @@ function applySettings(job: JobRecord, s: Settings): JobRecord {
   return next;
 }
 
+/** The fields of a job event this record reads; each event type carries some of them. */
+interface JobEventData {
+  id?: number;
+  accountId?: number;
+  settings?: Settings;
+  changes?: Settings;
+  at?: number;
+}
+
 /** Folds one job event; unknown types leave the record as it is. */
-export function evolveJobRecord(job: JobRecord | undefined, type: string, data: any): JobRecord | undefined {
+export function evolveJobRecord(job: JobRecord | undefined, type: string, eventData: unknown): JobRecord | undefined {
+  const data = (eventData ?? {}) as JobEventData;
   if (type === 'JobCreated') {
     const base: JobRecord = {
-      id: data.id,
-      accountId: data.accountId,
+      id: data.id ?? 0,
+      accountId: data.accountId ?? 0,
       name: '',
       url: '',
       group: null,
@@ -75,7 +85,7 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, data: 
     case 'JobEdited':
       return applySettings(job, data.changes ?? {});
     case 'JobEnabled':
-      return { ...job, disabledByUser: false, enabledAt: data.at };
+      return { ...job, disabledByUser: false, enabledAt: data.at ?? 0 };
     case 'JobDisabled':
       return { ...job, disabledByUser: true };
     case 'JobDeleted':

@@ -94,9 +94,11 @@ export class NotifierView {
         if (job) this.jobs.set(job.id, job);
         break;
       }
-      case 'group':
-        if (event.type === 'GroupCreated' || (event.type === 'GroupEdited' && event.data.name)) this.groupNames.set(Number(key), event.data.name);
+      case 'group': {
+        const { name } = event.data as { name?: string };
+        if ((event.type === 'GroupCreated' || event.type === 'GroupEdited') && name) this.groupNames.set(Number(key), name);
         break;
+      }
       case 'account':
         if (event.type === 'AccountDisabled') this.disabledAccounts.add(Number(key));
         if (event.type === 'AccountEnabled') this.disabledAccounts.delete(Number(key));

@@ -197,14 +197,14 @@ export class Planner {
     if (this.sweeping) return this.sweeping.then(() => this.onEvent(event));
     const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
     if (!Number.isSafeInteger(id)) return;
-    const change = this.projection.apply(id, { type: event.type, data: event.data } as JobEvent, event.position);
+    const change = this.projection.apply(id, { type: event.type, data: event.data as unknown } as JobEvent, event.position);
     if (this.live) this.replan(change);
   }
 
   private onAccountEvent(event: RecordedEvent): void | Promise<void> {
     this.accountPosition = event.position;
     const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
-    if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data });
+    if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data as { signingSecret?: string; at: number } });
     return this.onAccountStatus(event);
   }
 

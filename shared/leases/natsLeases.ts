@@ -46,7 +46,7 @@ export async function connectNatsLeases(
     for (let attempt = 0; attempt < 100; attempt++) {
       const entry = await kv.get(key);
       const exists = entry !== null && entry.operation === 'PUT';
-      const holders: Holders = exists && entry.value.length ? JSON.parse(decoder.decode(entry.value)) : {};
+      const holders: Holders = exists && entry.value.length ? (JSON.parse(decoder.decode(entry.value)) as Holders) : {};
       const next = fn(holders);
       if (next === null) return false;
       try {
