@@ -220,7 +220,8 @@ export class Planner {
 
   private replan(change: PlanChange) {
     if (change.kind === 'none') return;
-    if (change.kind === 'removed') this.cancelRuns(change.jobId, change.at, Math.max(change.cursor, change.at));
+    // Gone: no occurrence after the change runs, even one out ahead already (none is published again).
+    if (change.kind === 'removed') this.cancelRuns(change.jobId, change.at, change.at);
     else if (change.kind === 'replan') {
       // Runs out ahead of their time carry the old state: plan again from the change, so the
       // occurrences after it go out anew (and those out already are cancelled).

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createStaleRuns } from '../../../services/executor/staleRuns.ts';
 import { openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
 import { decodeCancel, RUN_CANCEL_SUBJECTS } from '../../../shared/topology.ts';
-import { jobCreated, jobEdited, jobPaused, SECOND, T0 } from '../../unit/planner/jobEvents.ts';
+import { jobCreated, jobDeleted, jobEdited, jobPaused, SECOND, T0 } from '../../unit/planner/jobEvents.ts';
 import { world, type Received } from './harness.ts';
 
 /**
@@ -43,6 +43,19 @@ describe('planner cancel notices: a job change cancels what it replaces and noth
     called([...before.slice(-3), ...w.take()], runs);
     for (let s = 1; s <= 10; s++) expect(runs.get(s), `occurrence ${s}`).to.deep.equal(['http://one.test/']);
     for (let s = 11; s <= 15; s++) expect(runs.get(s), `occurrence ${s}`).to.deep.equal(['http://two.test/']);
+  });
+
+  it('drops the runs out ahead of a deleted job, keeps the one due before the delete', async () => {
+    await w.append(3, jobCreated(3, T0, { expression: '* * * * * *', url: 'http://one.test/' }));
+    await w.startPlanner({ leadMs: 1500 });
+    await w.advance(10 * SECOND + 600);
+    const out = w.take();
+    const runs = called(out.slice(0, -3));
+    await w.append(3, jobDeleted(w.clock.now()));
+    await w.advance(4 * SECOND);
+    called([...out.slice(-3), ...w.take()], runs);
+    expect(runs.get(10)).to.deep.equal(['http://one.test/']);
+    expect([...runs.keys()].filter((s) => s > 10)).to.deep.equal([]);
   });
 
   it('drops what a replica with an out-of-date view publishes after the change', async () => {
