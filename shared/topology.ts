@@ -44,16 +44,24 @@ export const NOTIFICATIONS_STREAM: StreamConfig = {
 export const RUN_CANCEL_SUBJECTS = 'tock.runs.cancel.*';
 export interface RunCancel {
   jobId: number;
+  /** When the planner applied the change (ms): retries planned before it are stale. */
   before: number;
-  /** Only retries (attempts past the first) planned before `before`: no first attempt is ahead. */
-  retries?: boolean;
+  /** The change's instant, the `plan_since` of the runs planned after it (a delete: its time). */
+  since: number;
+  /**
+   * The occurrence boundary (ms): first attempts of occurrences after it that were planned from
+   * an earlier version (plan_since below `since`) are stale, because the planner publishes them
+   * again from the new state (or, the job paused or deleted, not at all). Occurrences at or
+   * before it were due before the change and keep their run.
+   */
+  from: number;
 }
 export function decodeCancel(data: Uint8Array): RunCancel | null {
   try {
     const c = JSON.parse(new TextDecoder().decode(data)) as Partial<Record<keyof RunCancel, unknown>> | null;
-    return typeof c?.jobId === 'number' && Number.isSafeInteger(c.jobId) && typeof c.before === 'number' && Number.isFinite(c.before)
-      ? { jobId: c.jobId, before: c.before, retries: c.retries === true }
-      : null;
+    const { jobId, before, since, from } = c ?? {};
+    const ok = Number.isSafeInteger(jobId) && [before, since, from].every(Number.isFinite);
+    return ok ? { jobId: jobId as number, before: before as number, since: since as number, from: from as number } : null;
   } catch {
     return null;
   }

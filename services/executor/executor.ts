@@ -54,7 +54,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   const gate = createFairGate({ perAccount: accountConcurrency, maxWaiting: accountConcurrency > 0 ? accountConcurrency * WAITING_PER_SLOT : WAITING_UNLIMITED });
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
-    if (notice) stale.cancel(notice.jobId, notice.before, notice.retries === true);
+    if (notice) stale.cancel(notice);
   });
   const settleRun = createSettleRun({
     ...options,

@@ -82,7 +82,7 @@ export function createSettleRun(deps: SettleRunDeps) {
       // Stopping before its instant: hand it back now for another replica (or the next start).
       if (!onTime) return msg.nak();
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
-      if (stale.isStale(Number(run.target.jobId), Number(run.plannedAt), run.manual, attemptOf(run) > 1)) {
+      if (stale.isStale({ jobId: Number(run.target.jobId), plannedAt: Number(run.plannedAt), planSince: Number(run.planSince), occurrenceAt: Number(run.occurrenceAt), manual: run.manual, retry: attemptOf(run) > 1 })) {
         await msg.ack();
         return;
       }

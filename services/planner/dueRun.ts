@@ -9,7 +9,14 @@ import type { PlannedRun } from './catchUp.ts';
  * executor needs to call the job (taken when the run falls due, so an edit made before then
  * counts and one made after does not).
  */
-export function toDueRun(job: CronJob, order: PlannedRun, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): DueRun {
+/** When a run was put on the bus, and the job change (`since`) its plan follows. */
+export interface Planning {
+  plannedAt: number;
+  planSince: number;
+}
+const UNPLANNED: Planning = { plannedAt: 0, planSince: 0 };
+
+export function toDueRun(job: CronJob, order: PlannedRun, planning: Planning = UNPLANNED, keys: readonly SigningKey[] = NO_KEYS): DueRun {
   return create(DueRunSchema, {
     runId: order.runId,
     // The settings the table marks as the request's (`target`), copied as one literal.
@@ -25,15 +32,16 @@ export function toDueRun(job: CronJob, order: PlannedRun, plannedAt = 0, keys: r
     missed: order.missed,
     lateByMs: BigInt(Math.max(0, Math.round(order.lateByMs))),
     manual: order.manual,
-    plannedAt: BigInt(plannedAt),
+    plannedAt: BigInt(planning.plannedAt),
+    planSince: BigInt(planning.planSince),
   });
 }
 
 const NO_KEYS: readonly SigningKey[] = [];
 
-export const encodeDueRun = (job: CronJob, order: PlannedRun, plannedAt = 0, keys: readonly SigningKey[] = NO_KEYS): Uint8Array =>
-  toBinary(DueRunSchema, toDueRun(job, order, plannedAt, keys));
+export const encodeDueRun = (job: CronJob, order: PlannedRun, planning: Planning = UNPLANNED, keys: readonly SigningKey[] = NO_KEYS): Uint8Array =>
+  toBinary(DueRunSchema, toDueRun(job, order, planning, keys));
 
 /** Encoding deferred to the publish (see Outgoing). A returned arrow, not a named one: tsx would
  * give a named closure its name at run time, once per run. */
-export const encodeLater = (job: CronJob, order: PlannedRun, plannedAt: number, keys: readonly SigningKey[]) => () => encodeDueRun(job, order, plannedAt, keys);
+export const encodeLater = (job: CronJob, order: PlannedRun, planning: Planning, keys: readonly SigningKey[]) => () => encodeDueRun(job, order, planning, keys);

@@ -220,9 +220,14 @@ export class Planner {
 
   private replan(change: PlanChange) {
     if (change.kind === 'none') return;
-    const cancelled = change.kind !== 'queued' && this.cancelAhead(change.kind === 'removed' ? change.jobId : change.plan.job.id);
-    // Runs already out were cancelled: plan again from the change, so those still due go out anew.
-    if (cancelled && change.kind === 'replan') change.plan.cursor = change.plan.since;
+    // Gone: no occurrence after the change runs, even one out ahead already (none is published again).
+    if (change.kind === 'removed') this.cancelRuns(change.jobId, change.at, change.at);
+    else if (change.kind === 'replan') {
+      // Runs out ahead of their time carry the old state: plan again from the change, so the
+      // occurrences after it go out anew (and those out already are cancelled).
+      if (this.hadAhead(change.plan.job.id)) change.plan.cursor = change.plan.since;
+      this.cancelRuns(change.plan.job.id, change.plan.since, change.plan.cursor);
+    }
     if (change.kind === 'removed') this.heap.invalidated();
     else if (change.kind === 'queued') this.heap.push({ ...this.entry(change.plan, QUEUED, change.run.runAt, change.run.runAt), runId: change.run.runId });
     else {
@@ -237,22 +242,22 @@ export class Planner {
     return entryOf(plan, kind, due, occurrence, this.leadMs);
   }
 
-  /**
-   * Runs already on the bus ahead of their time were planned from the job as it was: executors
-   * drop those of this job planned before now. The re-plan publishes the still-valid ones again
-   * under a new message id (the plan's `since` is part of it).
-   */
-  private cancelAhead(jobId: number): boolean {
+  /** Whether runs of the job are on the bus ahead of their time (and forgets them: a change re-plans them). */
+  private hadAhead(jobId: number): boolean {
     const until = this.ahead.get(jobId);
-    const now = this.options.clock.now();
     this.ahead.delete(jobId);
-    // Nothing of the job is ahead of its time: only retries waiting on the bus are stale (runs
-    // due now stay valid, and nothing would publish them again).
-    const ahead = until !== undefined && until > now;
-    this.options.bus.notify(runCancelSubject(jobId), encodeCancel({ jobId, before: now, retries: !ahead })).catch((error) =>
-      this.options.log.warn('cancel notice not sent', { jobId, error }),
-    );
-    return ahead;
+    return until !== undefined && until > this.options.clock.now();
+  }
+
+  /**
+   * Runs on the bus were planned from the job as it was: the notice makes executors drop the first
+   * attempts of occurrences after `from` planned before the change at `since` (this planner
+   * publishes those again from the new state, or not at all), and every retry planned before now.
+   * Occurrences at or before `from` were due before the change (or out already) and keep their run.
+   */
+  private cancelRuns(jobId: number, since: number, from: number) {
+    const notice = { jobId, before: this.options.clock.now(), since, from };
+    this.options.bus.notify(runCancelSubject(jobId), encodeCancel(notice)).catch((error) => this.options.log.warn('cancel notice not sent', { jobId, error }));
   }
 
   private hasDue() {
@@ -317,7 +322,7 @@ export class Planner {
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
     const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, plannedAt, this.secrets.keysOf(job.accountId, plannedAt)) });
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : plan.since }, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {

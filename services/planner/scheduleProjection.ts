@@ -14,8 +14,8 @@ export type PlanChange =
   | { kind: 'replan'; plan: JobPlan }
   /** A cron_run was queued. */
   | { kind: 'queued'; plan: JobPlan; run: QueuedRun }
-  /** Deleted: forget it. */
-  | { kind: 'removed'; jobId: number };
+  /** Deleted (or its account disabled) at `at`: forget it. */
+  | { kind: 'removed'; jobId: number; at: number };
 
 const NONE: PlanChange = { kind: 'none' };
 /** Compiled schedules shared between jobs; cleared when it grows past this many. */
@@ -76,7 +76,7 @@ export class ScheduleProjection {
     if (!plan) return NONE;
     if (event.type === 'JobDeleted') {
       this.plans.delete(jobId);
-      return { kind: 'removed', jobId };
+      return { kind: 'removed', jobId, at: event.data.at };
     }
     const before = plan.job;
     plan.job = compactJob(evolveJob(before, event) as CronJob, event.type === 'JobEdited');
@@ -132,7 +132,7 @@ export class ScheduleProjection {
         this.plans.delete(jobId);
         plan.queued = null;
         this.parked.set(jobId, plan);
-        changes.push({ kind: 'removed', jobId });
+        changes.push({ kind: 'removed', jobId, at: change.at });
       }
       return changes;
     }

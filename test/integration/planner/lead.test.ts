@@ -33,20 +33,23 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
     await w.advance(2 * SECOND);
     await w.append(2, jobEdited(w.clock.now(), { url: 'http://two.test/' }));
     await w.settle();
-    expect(notices).to.deep.equal([{ jobId: 2, before: T0 + MINUTE - 3 * SECOND, retries: false }]);
+    // Occurrences after the edit, planned before it, are cancelled: the one out ahead goes out anew.
+    const edited = T0 + MINUTE - 3 * SECOND;
+    expect(notices).to.deep.equal([{ jobId: 2, before: edited, since: edited, from: edited }]);
     const again = w.take();
     expect(again.map((r) => [r.run.runId, r.run.target!.url])).to.deep.equal([[`2:${T0 + MINUTE}`, 'http://two.test/']]);
-    expect(Number(again[0]!.run.plannedAt)).to.be.at.least(T0 + MINUTE - 3 * SECOND);
+    expect(Number(again[0]!.run.plannedAt)).to.be.at.least(edited);
+    expect(Number(again[0]!.run.planSince)).to.equal(edited);
 
-    // Paused before the next run goes out: nothing is ahead, so the notice is for retries only.
+    // Paused before the next run goes out: nothing is ahead, nothing is published again.
     await w.advance(50 * SECOND);
     const paused = w.clock.now();
     await w.append(2, jobPaused(paused, null));
     await w.advance(MINUTE);
     expect(w.take()).to.deep.equal([]);
     expect(notices).to.deep.equal([
-      { jobId: 2, before: T0 + MINUTE - 3 * SECOND, retries: false },
-      { jobId: 2, before: paused, retries: true },
+      { jobId: 2, before: edited, since: edited, from: edited },
+      { jobId: 2, before: paused, since: paused, from: paused },
     ]);
   });
 });

@@ -12,7 +12,7 @@ describe("planner: a disabled account's jobs", () => {
     p.apply(1, jobCreated(1, T0, { expression: '*/5 * * * *' }, 7), 1n);
     p.apply(2, jobCreated(2, T0, { expression: '*/5 * * * *' }, 8), 2n);
     const off = p.applyAccount(7, disabled(T0 + MINUTE), 3n);
-    expect(off).to.deep.equal([{ kind: 'removed', jobId: 1 }]);
+    expect(off).to.deep.equal([{ kind: 'removed', jobId: 1, at: T0 + MINUTE }]);
     expect(p.get(1)).to.equal(undefined);
     expect(p.nextRuns(7, 1, T0 + MINUTE, 2)).to.deep.equal([]);
     expect(p.nextRuns(8, 2, T0 + MINUTE, 1), 'another account goes on').to.deep.equal([T0 + 5 * MINUTE]);
