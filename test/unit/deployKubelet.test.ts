@@ -108,7 +108,10 @@ describe('deployment test: manifests as the kubelet runs them (test/deploy)', ()
   });
 
   it('network policies: the executor may reach NATS and the internet minus private ranges, nothing else; jobs take gRPC from the gateway only', function () {
-    if (!hasKubectl) this.skip();
+    if (!hasKubectl) {
+      console.log('      (skipped: kubectl is not installed; it renders the overlay the policies come from)');
+      this.skip();
+    }
     const docs = (loadAll(spawnSync('kubectl', ['kustomize', join(ROOT, 'deploy/k8s/overlays/postgres')], { encoding: 'utf8' }).stdout) as Obj[]).filter(Boolean);
     const pods = workloadsOf(docs).flatMap((w, i) => [{ pod: { name: w.metadata.name, labels: w.spec.template.metadata.labels, containers: [] } as never, ip: `10.0.0.${i + 2}` }]);
     const ip = (name: string) => pods.find((p) => (p.pod as Obj).name === name)!.ip;
@@ -133,7 +136,10 @@ describe('deployment test: manifests as the kubelet runs them (test/deploy)', ()
 
     for (const [overlay, kind] of [['production', 'eventstore'], ['postgres', 'postgres'], ['dev', 'eventstore']] as const) {
       it(`${overlay}: with the Secrets its commands create, every pod gets each Secret, key and ConfigMap it names, and can read every file it is pointed at (*_FILE, the gRPC TLS files where mounted)`, function () {
-        if (!hasKubectl || spawnSync('openssl', ['version']).status !== 0) this.skip();
+        if (!hasKubectl || spawnSync('openssl', ['version']).status !== 0) {
+          console.log('      (skipped: kubectl and openssl are needed to render the overlay and run the README\'s certificate commands)');
+          this.skip();
+        }
         const dir = mkdtempSync(join(tmpdir(), 'tock-readme-'));
         try {
           mkdirSync(join(dir, 'bin'));
