@@ -1,37 +1,13 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
 import { freePort } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
-
-/** The newest modification time under `paths` (files and directories, recursively). */
-function newest(paths: string[]): number {
-  let latest = 0;
-  for (const path of paths) {
-    if (!existsSync(path)) continue;
-    const stat = statSync(path);
-    latest = Math.max(latest, stat.mtimeMs);
-    if (stat.isDirectory()) latest = Math.max(latest, newest(readdirSync(path).map((name) => join(path, name))));
-  }
-  return latest;
-}
-
-/**
- * ./dist when `npm run build` made it after the last change to what it compiles and bundles (the
- * dashboard's bundle included), else undefined: then the test builds for itself.
- */
-function currentBuild(root: string): string | undefined {
-  const dist = join(root, 'dist');
-  const entry = join(dist, 'services/embedded/main.js');
-  const bundle = join(dist, 'services/gateway/dashboard/static/app.js');
-  if (!existsSync(entry) || !existsSync(bundle)) return undefined;
-  const sources = newest(['services', 'shared', 'tsconfig.json', 'tsconfig.build.json', 'package.json'].map((p) => join(root, p)));
-  return Math.min(statSync(entry).mtimeMs, statSync(bundle).mtimeMs) > sources ? dist : undefined;
-}
+import { currentBuild } from '../support/build.ts';
 
 /**
  * What the image runs: `npm run build`'s tsc output started with plain node. A loader hook

@@ -10,10 +10,11 @@ import { nth } from '../support/nth.ts';
 import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
+import { natsForThisSuite } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 describe('distributed mode: every service its own process, on NATS, gRPC over mutual TLS plus the service token', function () {
+  const nats = natsForThisSuite();
   this.timeout(90_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-dist-'));
   const pki = makeTestPki();
@@ -22,7 +23,7 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
   let api: ReturnType<typeof apiClient>;
 
   before(async () => {
-    env = await distributedEnv(dataDir, { NATS_URL, ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
+    env = await distributedEnv(dataDir, { NATS_URL: nats.url, ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
     procs.push(await startService('jobs', env, /jobs service listening/));
     procs.push(await startService('gateway', env, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'dist'], env);
@@ -35,6 +36,7 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
     for (const p of procs.reverse()) await p.kill();
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(pki.dir, { recursive: true, force: true });
+    await nats.stop();
   });
 
   it('serves cron_add and cron_get through the gateway process and the jobs process', async () => {
@@ -53,6 +55,7 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
 });
 
 describe('distributed mode on PostgreSQL + NATS: two replicas of every service', function () {
+  const nats = natsForThisSuite();
   this.timeout(180_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-dist-pg-'));
   const schema = schemaName('tock_e2e');
@@ -69,7 +72,7 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
     await requirePostgres.call(this);
     target = await startTarget();
     // Replica n: its own gRPC ports, its gateway talking to its own jobs, planner and logs.
-    const shared = { NATS_URL, EVENTSTORE_URL: urlWithSchema(schema), TOCK_ALLOW_NETWORKS: '127.0.0.0/8' };
+    const shared = { NATS_URL: nats.url, EVENTSTORE_URL: urlWithSchema(schema), TOCK_ALLOW_NETWORKS: '127.0.0.0/8' };
     for (let n = 0; n < 2; n++) envs.push(await distributedEnv(join(dataDir, `replica-${n}`), shared));
     await Promise.all(envs.flatMap((env, n) => [start(`jobs-${n}`, env, /jobs service listening/), start(`logs-${n}`, env, /logs service listening/)]));
     await Promise.all(envs.flatMap((env, n) => [start(`planner-${n}`, env, /planner service listening/), start(`executor-${n}`, env, /executor consuming due runs/)]));
@@ -85,6 +88,7 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
     await target?.close();
     rmSync(dataDir, { recursive: true, force: true });
     if (envs.length) await Promise.all([dropSchema(schema), dropSchema(`${schema}_logs`)]);
+    await nats.stop();
   });
 
   it('shares one logs read model and one durable between the logs replicas', () => {

@@ -11,8 +11,8 @@ import { createClient } from '../../shared/grpc/bridge.ts';
 import { randomToken, type GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { makeTestPki, tlsEnv, type TestPki } from '../support/certs.ts';
 import { credentialsOf, distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { natsForThisSuite } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** Resolves with the error a call ends in, or null when the service answered (its own refusal, e.g. NOT_FOUND, counts as an answer). */
 async function outcome(call: Promise<unknown>): Promise<AppError | null> {
@@ -49,18 +49,20 @@ function probes(env: DistributedEnv, credentials: GrpcCredentials) {
 }
 
 describe('gRPC between services: every door needs its credential (distributed processes)', function () {
+  const nats = natsForThisSuite();
   this.timeout(120_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-grpc-auth-'));
   const procs: ServiceProcess[] = [];
   after(async () => {
     for (const p of procs.reverse()) await p.kill();
     rmSync(dataDir, { recursive: true, force: true });
+    await nats.stop();
   });
 
   describe('shared tokens (TLS terminated elsewhere)', () => {
     let env: DistributedEnv;
     before(async () => {
-      env = await distributedEnv(join(dataDir, 'token'), { NATS_URL });
+      env = await distributedEnv(join(dataDir, 'token'), { NATS_URL: nats.url });
       procs.push(...(await Promise.all([
         startService('jobs', env, /jobs service listening/),
         startService('planner', env, /planner service listening/),
@@ -179,7 +181,7 @@ describe('gRPC between services: every door needs its credential (distributed pr
       pki = makeTestPki('tock');
       rogue = makeTestPki('rogue');
       // TLS alone authenticates the services; the admin service still wants its own token on top.
-      env = await distributedEnv(join(dataDir, 'tls'), { NATS_URL, TOCK_GRPC_TOKEN: '', ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
+      env = await distributedEnv(join(dataDir, 'tls'), { NATS_URL: nats.url, TOCK_GRPC_TOKEN: '', ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
       procs.push(...(await Promise.all([
         startService('jobs', env, /jobs service listening/),
         startService('planner', env, /planner service listening/),

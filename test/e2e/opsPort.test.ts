@@ -8,21 +8,23 @@ import { sampleSum, samples } from '../support/metricsText.ts';
 import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
+import { natsForThisSuite } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 /** Distributed mode: a service's operations port, scraped over HTTP as Prometheus would. */
 describe('ops port of a distributed service (executor on NATS)', function () {
+  const nats = natsForThisSuite();
   this.timeout(60_000);
+  after(() => nats.stop());
 
   it('serves /healthz, /readyz and /metrics with the runs it executed and its consumer backlog', async () => {
     const target = await startTarget();
-    const bus = await connectNatsBus(NATS_URL);
+    const bus = await connectNatsBus(nats.url);
     const opsPort = await freePort();
     let executor: ServiceProcess | undefined;
     try {
       await ensureTopology(bus);
-      executor = await startService('executor', { NATS_URL, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', OPS_PORT: String(opsPort), TOCK_SECRET_KEY: TEST_SECRET_KEY }, /ops server listening/);
+      executor = await startService('executor', { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', OPS_PORT: String(opsPort), TOCK_SECRET_KEY: TEST_SECRET_KEY }, /ops server listening/);
       const ops = `http://127.0.0.1:${opsPort}`;
       expect((await fetch(`${ops}/healthz`)).status).to.equal(200);
       // Ready once its consumer runs (a moment after the port opens).

@@ -1,6 +1,4 @@
 import { expect } from 'chai';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +11,8 @@ import { createJob, execute, startReceiver } from '../integration/notifier/harne
 import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
 import { waitFor } from '../support/waitFor.ts';
+import { natsForThisSuite } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const WINDOW_MS = 4000;
 const ACCOUNTS = [1, 2, 3];
 const JOBS_PER_ACCOUNT = 20;
@@ -25,6 +23,7 @@ const JOBS_PER_ACCOUNT = 20;
  * second replica beside it. Every account's channel gets its one merged message, once.
  */
 describe('notifier exactly once under kill -9, with a second replica (NATS, SQLite, processes)', function () {
+  const nats = natsForThisSuite();
   this.timeout(120_000);
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-fault-'));
   const procs: ServiceProcess[] = [];
@@ -34,7 +33,7 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
   const grpcToken = randomToken();
   const startNotifier = async (port: number) => {
     const env = {
-      NATS_URL,
+      NATS_URL: nats.url,
       TOCK_GRPC_TOKEN: grpcToken,
       // Both replicas seal and open channel secrets with the same key.
       TOCK_SECRET_KEY: TEST_SECRET_KEY,
@@ -50,23 +49,17 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
     return proc;
   };
 
-  before(async () => {
-    const nc = await connect({ servers: NATS_URL });
-    const jsm = await jetstreamManager(nc);
-    for (const name of ['EXECUTIONS', 'NOTIFICATIONS']) await jsm.streams.delete(name).catch(() => undefined);
-    await nc.close();
-  });
-
   after(async () => {
     for (const p of procs) await p.kill('SIGKILL');
     await receiver?.close();
     rmSync(dataDir, { recursive: true, force: true });
+    await nats.stop();
   });
 
   it('kill -9 while messages are due, restart plus a second replica: each account gets its one message, once', async () => {
     receiver = await startReceiver();
     const store = openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
-    const bus = await connectNatsBus(NATS_URL, { name: 'notifier-fault-test' });
+    const bus = await connectNatsBus(nats.url, { name: 'notifier-fault-test' });
     await ensureTopology(bus);
     const port1 = await freePort();
     const first = await startNotifier(port1);

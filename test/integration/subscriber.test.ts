@@ -7,16 +7,18 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { ensureTopology } from '../../shared/topology.ts';
 import { executionSubject } from '../../shared/subjects/executor.ts';
+import { natsForThisSuite } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 describe('the docs/events.md example subscriber (a third party on NATS)', () => {
+  const nats = natsForThisSuite();
+  after(() => nats.stop());
   it('receives failed executions as tock.v1.Execution through its own durable consumer', async () => {
-    const bus = await connectNatsBus(NATS_URL);
+    const bus = await connectNatsBus(nats.url);
     await ensureTopology(bus);
     const account = randomInt(1_000_000, 2_000_000);
     const durable = `readme-${account}`;
-    const nc = await connect({ servers: NATS_URL });
+    const nc = await connect({ servers: nats.url });
     const jsm = await jetstreamManager(nc);
     try {
       // The code of docs/events.md, scoped to one made-up account so it sees only this test's messages.

@@ -106,3 +106,40 @@ export function natsServer(port: number, storeDir: string, binary = natsServerBi
     },
   };
 }
+
+/**
+ * A JetStream nats-server of this test file alone, on a free port with a temporary store. Tock's
+ * streams have fixed names, so files sharing one server would see each other's runs: with a server
+ * each, they run in parallel.
+ */
+export async function privateNats() {
+  const dir = mkdtempSync(join(tmpdir(), 'tock-nats-'));
+  const server = natsServer(await freePort(), dir);
+  await server.start();
+  return {
+    url: server.url,
+    async stop() {
+      await server.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Gives the enclosing describe a private nats-server: `url` is set once its before hook ran. The
+ * suite calls `stop()` at the end of its own after hook, once the services on it are gone (mocha
+ * runs after hooks in the order they were defined, and a service stopping drains to NATS).
+ */
+export function natsForThisSuite() {
+  let server: Awaited<ReturnType<typeof privateNats>> | undefined;
+  const holder = {
+    url: '',
+    stop: async () => server?.stop(),
+  };
+  before(async function () {
+    this.timeout(20_000);
+    server = await privateNats();
+    holder.url = server.url;
+  });
+  return holder;
+}

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
 import { randomToken } from '../../shared/grpc/grpcAuth.ts';
+import { serviceCommand } from './build.ts';
 
 const handedOut = new Set<number>();
 
@@ -43,10 +44,10 @@ export interface ServiceProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs `services/<name>/main.ts` as its own process; resolves once its log says `ready`. */
+/** Runs `services/<name>/main` as its own process (see serviceCommand); resolves once its log says `ready`. */
 export function startService(name: string, env: Record<string, string>, ready: RegExp, timeoutMs = 30_000): Promise<ServiceProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', `services/${name}/main.ts`], {
+    const child = spawn(process.execPath, serviceCommand(name), {
       // Ops ports on any free port: several services share this machine.
       env: { ...process.env, LOG_LEVEL: 'info', OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,4 @@
 import { toBinary } from '@bufbuild/protobuf';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { expect } from 'chai';
 import { randomInt } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,14 +11,14 @@ import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../../shar
 import { LogsService } from '../../../shared/gen/tock/v1/logs_pb.ts';
 import { createClient } from '../../../shared/grpc/bridge.ts';
 import { createLogger } from '../../../shared/log.ts';
-import { EXECUTIONS_STREAM, ensureTopology, type Outcome } from '../../../shared/topology.ts';
+import { ensureTopology, type Outcome } from '../../../shared/topology.ts';
 import { executionSubject } from '../../../shared/subjects/executor.ts';
 import { startLogsService, type LogsServiceHandle } from '../../../services/logs/service.ts';
 import { T0, execution, failure } from '../../unit/logs/executions.ts';
 import { nth } from '../../support/nth.ts';
 import { waitFor } from '../../support/waitFor.ts';
+import { privateNats } from '../../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const log = createLogger('logs-test', {}, 'silent');
 
 const OUTCOME: Record<number, Outcome> = { [ExecutionOutcome.SUCCEEDED]: 'succeeded', [ExecutionOutcome.FAILED]: 'failed', [ExecutionOutcome.SKIPPED]: 'skipped' };
@@ -166,26 +164,14 @@ logsServiceSuite('the in-process bus', async () => {
   return { bus, cleanup: () => bus.close() };
 });
 
-if (process.env.TOCK_SKIP_NATS === '1') {
-  describe('logs service over NATS', () => it.skip(`skipped because TOCK_SKIP_NATS=1; it needs JetStream at ${NATS_URL}`));
-} else {
-  logsServiceSuite(`NATS (${NATS_URL})`, async () => {
-    const bus = await connectNatsBus(NATS_URL, { name: 'tock-logs-test' });
-    return {
-      bus,
-      // EXECUTIONS is shared with whatever else uses this server: remove only this suite's
-      // messages and durables rather than the stream.
-      async cleanup(accounts, durables) {
-        await bus.close();
-        const nc = await connect({ servers: NATS_URL, name: 'tock-logs-test-cleanup' });
-        try {
-          const jsm = await jetstreamManager(nc);
-          for (const d of durables) await jsm.consumers.delete(EXECUTIONS_STREAM.name, d).catch(() => undefined);
-          for (const a of accounts) await jsm.streams.purge(EXECUTIONS_STREAM.name, { filter: `tock.executions.${a}.>` }).catch(() => undefined);
-        } finally {
-          await nc.close();
-        }
-      },
-    };
-  });
-}
+logsServiceSuite('NATS JetStream (a server of its own)', async () => {
+  const nats = await privateNats();
+  const bus = await connectNatsBus(nats.url, { name: 'tock-logs-test' });
+  return {
+    bus,
+    async cleanup() {
+      await bus.close();
+      await nats.stop();
+    },
+  };
+});

@@ -12,12 +12,8 @@ import { RUNS_STREAM } from '../../../shared/topology.ts';
 import { startPlannerService } from '../../../services/planner/service.ts';
 import { MINUTE, SECOND, T0, jobCreated, runRequested } from '../../unit/planner/jobEvents.ts';
 import { silent, tick } from './harness.ts';
+import { privateNats } from '../../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-
-async function dropRuns(jsm: JetStreamManager) {
-  await jsm.streams.delete(RUNS_STREAM.name).catch(() => undefined); // absent is fine
-}
 
 describe('planner (integration: real NATS JetStream)', function () {
   let nc: NatsConnection | undefined;
@@ -26,26 +22,21 @@ describe('planner (integration: real NATS JetStream)', function () {
   const buses: Bus[] = [];
   const servers: Awaited<ReturnType<typeof startPlannerService>>[] = [];
 
+  let nats: Awaited<ReturnType<typeof privateNats>>;
+
   before(async function () {
-    try {
-      nc = await connect({ servers: NATS_URL, timeout: 2000 });
-    } catch {
-      // No server here: say so instead of passing silently.
-      console.log(`      (skipped: no NATS server at ${NATS_URL}; set NATS_URL or run nats-server -js)`);
-      this.skip();
-    }
+    this.timeout(20_000);
+    nats = await privateNats();
+    nc = await connect({ servers: nats.url, timeout: 2000 });
     jsm = await jetstreamManager(nc);
-    await dropRuns(jsm);
   });
 
   after(async () => {
     for (const s of servers) await s.stop();
     for (const b of buses) await b.close();
     await store?.close();
-    if (nc) {
-      await dropRuns(jsm);
-      await nc.close();
-    }
+    await nc?.close();
+    await nats?.stop();
   });
 
   it('two planner replicas, each with its own NATS connection, give one message per occurrence', async () => {
@@ -55,7 +46,7 @@ describe('planner (integration: real NATS JetStream)', function () {
       await store.appendToStream(`cronjob-${id}`, [{ type: 'JobCreated', data: jobCreated(id, T0, { expression: '* * * * *' }).data }]);
     }
     for (let i = 0; i < 2; i++) {
-      const bus = await connectNatsBus(NATS_URL, { name: `planner-test-${i}` });
+      const bus = await connectNatsBus(nats.url, { name: `planner-test-${i}` });
       buses.push(bus);
       servers.push(await startPlannerService({ store, bus, clock, log: silent, address: '127.0.0.1:0' }));
     }
