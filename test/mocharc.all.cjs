@@ -1,0 +1,36 @@
+// `npm test`: every tier (unit, contract, integration, e2e, fault) in one parallel pool. The files
+// that take longest start first, so the pool does not end waiting on one long file while the other
+// workers sit idle; the rest follow tier by tier. Most e2e and fault files spend their time waiting
+// on real timers, processes and sockets, not on the CPU: hence more workers than cores.
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
+
+const TIERS = ['unit', 'contract', 'integration', 'e2e', 'fault'];
+
+/** The longest files, longest first (each timed alone: `time npx mocha <file>`). */
+const LONGEST_FIRST = [
+  'test/e2e/grpcAuth.test.ts',
+  'test/e2e/api/cliOwner.test.ts',
+  'test/e2e/api/cli.test.ts',
+  'test/e2e/api/cliChannels.test.ts',
+  'test/e2e/natsUsers.test.ts',
+  'test/e2e/secretsAtRest.test.ts',
+  'test/e2e/slice.test.ts',
+  'test/fault/exactlyOnce.test.ts',
+  'test/fault/selfHealing.test.ts',
+  'test/e2e/distributed.test.ts',
+];
+
+const testFiles = (dir) =>
+  readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath ?? e.path, e.name))
+    .sort();
+
+const rest = TIERS.flatMap((tier) => testFiles(join('test', tier))).filter((f) => !LONGEST_FIRST.includes(f));
+
+module.exports = {
+  parallel: true,
+  jobs: Number(process.env.TOCK_TEST_JOBS ?? 4),
+  spec: [...LONGEST_FIRST, ...rest],
+};
