@@ -11,11 +11,11 @@ export function createCallsInFlight() {
   const calls = new Set<BusMessage>();
   const handedBack = new WeakSet<BusMessage>();
   return {
-    /** Runs `call` as the call of `msg`'s run. */
-    async during<T>(msg: BusMessage, call: () => Promise<T>): Promise<T> {
+    /** `call` (just sent) is the call of `msg`'s run until it settles. */
+    async during<T>(msg: BusMessage, call: Promise<T>): Promise<T> {
       calls.add(msg);
       try {
-        return await call();
+        return await call;
       } finally {
         calls.delete(msg);
       }

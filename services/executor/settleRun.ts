@@ -112,8 +112,7 @@ export function createSettleRun(deps: SettleRunDeps) {
             spec ??= prepare(run);
             if (spec instanceof EnvelopeError) await secretsFailed(run, spec);
             else {
-              const call = spec;
-              const result = await calls.during(msg, () => caller.call(call));
+              const result = await calls.during(msg, caller.call(spec));
               // Cut short at a stop's drain limit: the replica that took the run over records it.
               if (calls.handedBack(msg)) return;
               await executions.finishCall(run, result);
