@@ -116,6 +116,10 @@ const schema = z.object({
   TOCK_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(60_000).default(1500),
   // Embedded mode: the executor on a worker thread (the second core), or 'off' in the main thread.
   TOCK_EXECUTOR_THREAD: z.enum(['on', 'off']).default('on'),
+  // On SIGTERM an executor takes no more runs and lets its calls in flight finish for this long;
+  // past it, those still in flight go back to the bus (and may be made twice). Default: a call
+  // with the default job timeout (30 s), its one connect retry included, fits.
+  TOCK_EXECUTOR_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   // The gateway's web dashboard at /dashboard/ (static files; it calls /api/v1 with the user's token).
   TOCK_DASHBOARD: z.enum(['on', 'off']).default('on'),
   // Distributed mode: each service's operations port (/healthz, /readyz, /metrics); 0: any free port.

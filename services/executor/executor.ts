@@ -7,6 +7,7 @@ import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { slicedQueue } from '../../shared/timeSlice.ts';
 import { CONSUMERS, decodeCancel, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
+import { createCallsInFlight } from './callsInFlight.ts';
 import { attemptId } from './dueRunMessages.ts';
 import { createExecutionPublisher } from './executionPublisher.ts';
 import { createFairGate } from './fairGate.ts';
@@ -29,6 +30,11 @@ export interface ExecutorOptions {
   accountConcurrency: number;
   /** Opens the job secrets a due run carries sealed. */
   secrets?: Sealer;
+  /**
+   * How long stop() lets the calls in flight finish before it hands them back to the bus, cut
+   * short (each may then be made again by another replica); absent: as long as they take.
+   */
+  drainMs?: number;
 }
 
 /** How many runs of one account may wait for a call slot, per slot: more are skipped, not held. */
@@ -52,6 +58,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   // Runs wait for their instant here and leave round-robin across accounts; stop() releases them (false).
   const instants = createInstantQueue({ clock });
   const gate = createFairGate({ perAccount: accountConcurrency, maxWaiting: accountConcurrency > 0 ? accountConcurrency * WAITING_PER_SLOT : WAITING_UNLIMITED });
+  const calls = createCallsInFlight();
   const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
     const notice = decodeCancel(data);
     if (notice) stale.cancel(notice);
@@ -64,6 +71,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     instants,
     stale,
     gate,
+    calls,
     prepareAhead: accountConcurrency > 0 ? accountConcurrency : PREPARED_UNLIMITED,
   });
 
@@ -105,13 +113,39 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     }
   });
   return {
+    /**
+     * Takes no run from here on and hands back at once every run not yet called (waiting for its
+     * instant or for a slot); the calls in flight finish, their executions published and their
+     * runs acked, within the drain limit. Past it, what is still in flight is handed back.
+     */
     async stop() {
-      held.stop();
-      await cancels.unsubscribe();
       const stopping = consumer.stop();
       gate.close();
       instants.close();
-      await stopping;
+      log.info('executor draining', { callsInFlight: calls.size, drainSeconds: options.drainMs === undefined ? null : options.drainMs / 1000 });
+      if (!(await settlesWithin(stopping, options.drainMs))) {
+        const handedBack = calls.handBack();
+        log.warn('drain limit reached: calls still in flight handed back to the bus, another executor makes them again', { handedBack });
+        // Their answers no longer count: end them now rather than at their timeouts.
+        await options.caller.close();
+        await stopping;
+      }
+      // Only now: until its run settles, each held message is kept from redelivery to another replica.
+      held.stop();
+      await cancels.unsubscribe();
+      log.info('executor drained');
     },
   };
+}
+
+/** True when `work` settles within `ms` (no limit: it always does, in its own time). */
+async function settlesWithin(work: Promise<unknown>, ms: number | undefined): Promise<boolean> {
+  if (ms === undefined) return work.then(() => true, () => true);
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true as const, () => true as const), limit]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

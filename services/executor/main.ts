@@ -41,6 +41,7 @@ const executor = await startExecutorService({
   accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
   secrets,
   readiness,
+  drainMs: config.TOCK_EXECUTOR_DRAIN_SECONDS * 1000,
 });
 onShutdown(log, async () => {
   await executor.stop();

@@ -25,6 +25,8 @@ export interface ExecutorServiceOptions {
   secrets?: Sealer;
   /** The process's readiness; the `executor` condition holds while it consumes due runs. */
   readiness?: Readiness;
+  /** How long stop() lets calls in flight finish before handing them back (TOCK_EXECUTOR_DRAIN_SECONDS); absent: no limit. */
+  drainMs?: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { CallsInFlight } from './callsInFlight.ts';
 import { countSkip } from './countRun.ts';
 import { attemptId, attemptOf, failedExecution, fireAt, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
 import type { ExecutionPublisher } from './executionPublisher.ts';
@@ -23,6 +24,7 @@ export interface SettleRunDeps {
   stale: ReturnType<typeof createStaleRuns>;
   leases: Leases;
   gate: FairGate;
+  calls: CallsInFlight;
   caller: HttpCaller;
   clock: Clock;
   log: Logger;
@@ -37,10 +39,11 @@ export interface SettleRunDeps {
  * One due run, from its delivery to its ack: wait for its instant, drop it when a job change made
  * it stale, take a slot of the job's `instances` (a lease) and of the account's fair share, call,
  * publish the execution, and only then ack. A run handed back (stopping) is nak'ed for another
- * replica; a run skipped or failed before its call still gets its execution event.
+ * replica, before its instant or, past a stop's drain limit, during its call (see callsInFlight.ts);
+ * a run skipped or failed before its call still gets its execution event.
  */
 export function createSettleRun(deps: SettleRunDeps) {
-  const { executions, held, instants, stale, leases, gate, caller, clock, log, serverName, userAgent, secrets, prepareAhead } = deps;
+  const { executions, held, instants, stale, leases, gate, calls, caller, clock, log, serverName, userAgent, secrets, prepareAhead } = deps;
 
   /** The run's request, or why its secrets do not open (a key this executor lacks, or an altered value). */
   const prepare = (run: DueRun) => {
@@ -108,13 +111,19 @@ export function createSettleRun(deps: SettleRunDeps) {
             // A run past its account's share was not built ahead: built now it has a slot.
             spec ??= prepare(run);
             if (spec instanceof EnvelopeError) await secretsFailed(run, spec);
-            else await executions.finishCall(run, await caller.call(spec));
+            else {
+              const result = await calls.during(msg, caller.call(spec));
+              // Cut short at a stop's drain limit: the replica that took the run over records it.
+              if (calls.handedBack(msg)) return;
+              await executions.finishCall(run, result);
+            }
           } finally {
             release();
           }
         }
       } finally {
-        if (limit > 0) await leases.release(leaseKey, attemptId(run)).catch((error) => log.warn('lease release failed', { error }));
+        // A run handed back keeps its lease: the replica taking it over holds it under the same name.
+        if (limit > 0 && !calls.handedBack(msg)) await leases.release(leaseKey, attemptId(run)).catch((error) => log.warn('lease release failed', { error }));
       }
       await msg.ack();
     } finally {

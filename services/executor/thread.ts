@@ -17,6 +17,8 @@ export interface ExecutorThreadData {
   serverName?: string;
   publicUrl?: string;
   accountConcurrency?: number;
+  /** How long a stop lets calls in flight finish (TOCK_EXECUTOR_DRAIN_SECONDS). */
+  drainMs?: number;
   /** The keyring's keys (base64), oldest first: a Map of Buffers does not cross a thread as one. */
   secretKeys?: Array<{ id: string; key: string }>;
 }
@@ -55,6 +57,7 @@ const executor = await startExecutorService({
   serverName: data.serverName,
   publicUrl: data.publicUrl,
   accountConcurrency: data.accountConcurrency,
+  drainMs: data.drainMs,
   secrets: data.secretKeys ? secretBox(createKeyring(data.secretKeys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') })))) : undefined,
 });
 const onControl = async (message: { t: string; id?: number }) => {

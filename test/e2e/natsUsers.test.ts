@@ -91,19 +91,62 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
     expect(await executionsKept()).to.equal(before);
   });
 
-  it("lets a subscriber read executions with a durable of its own, but not Tock's own consumers", async () => {
+  it('lets a subscriber create, read, pull from, ack and delete a consumer of its own (sub-...)', async () => {
     const nc = await as('subscriber');
     const jsm = await jetstreamManager(nc);
-    await jsm.consumers.add('EXECUTIONS', { durable_name: 'third-party', ack_policy: AckPolicy.Explicit, filter_subject: 'tock.executions.>' });
-    const messages = await (await jetstream(nc).consumers.get('EXECUTIONS', 'third-party')).fetch({ max_messages: 1, expires: 5_000 });
+    await jsm.consumers.add('EXECUTIONS', { durable_name: 'sub-executions', ack_policy: AckPolicy.Explicit, filter_subject: 'tock.executions.>' });
+    const consumer = await jetstream(nc).consumers.get('EXECUTIONS', 'sub-executions');
     let read = 0;
-    for await (const m of messages) {
+    for await (const m of await consumer.fetch({ max_messages: 1, expires: 5_000 })) {
       read++;
-      m.ack();
+      await m.ackAck();
     }
     expect(read).to.equal(1);
-    const stolen = await jetstream(nc).consumers.get('EXECUTIONS', 'jobs-failures').then(() => null, (e: Error) => e);
-    expect(String(stolen)).to.match(/permission|timeout/i);
+    expect((await jsm.consumers.info('EXECUTIONS', 'sub-executions')).ack_floor.stream_seq, 'the ack counted').to.be.at.least(1);
+    expect(await jsm.consumers.delete('EXECUTIONS', 'sub-executions')).to.equal(true);
+    expect(await jsm.consumers.info('EXECUTIONS', 'sub-executions').then(() => 'still there', (e: Error) => String(e))).to.match(/consumer not found/i);
+  });
+
+  it("refuses a subscriber every other consumer: Tock's own (the logs durable, jobs-failures) and names not given to it", async () => {
+    const logsDurable = capture(/"durable":"(logs-[0-9a-f]+)"/, procs.find((p) => p.name === 'logs')!.output.join(''));
+    const tockConsumers = async () => {
+      const jsm = await jetstreamManager(await as('logs'));
+      return Promise.all([logsDurable, 'jobs-failures'].map(async (name) => {
+        const { created, config } = await jsm.consumers.info('EXECUTIONS', name);
+        return { name, created, config };
+      }));
+    };
+    const before = await tockConsumers();
+    const nc = await as('subscriber');
+    const jsm = await jetstreamManager(nc, { timeout: 3_000 });
+    const refused = (what: string, attempt: Promise<unknown>) =>
+      attempt.then(
+        () => expect.fail(`${what} went through`),
+        (e: Error) => expect(String(e), what).to.match(/permission/i),
+      );
+    for (const name of [logsDurable, 'jobs-failures', 'notifier', 'third-party', 'sub-not-listed']) {
+      await refused(`info of ${name}`, jsm.consumers.info('EXECUTIONS', name));
+      await refused(`delete of ${name}`, jsm.consumers.delete('EXECUTIONS', name));
+      await refused(`create of ${name}`, jsm.consumers.add('EXECUTIONS', { durable_name: name, ack_policy: AckPolicy.Explicit, filter_subject: 'tock.executions.>' }));
+      await refused(`pull from ${name}`, nc.request(`$JS.API.CONSUMER.MSG.NEXT.EXECUTIONS.${name}`, JSON.stringify({ batch: 1, expires: 1_000_000_000 }), { timeout: 3_000 }));
+    }
+    // The older create subjects, with the name only in the request: refused too.
+    await refused('the pre-2.9 durable create', nc.request(`$JS.API.CONSUMER.DURABLE.CREATE.EXECUTIONS.${logsDurable}`, '{}', { timeout: 3_000 }));
+    await refused('an ephemeral consumer', jsm.consumers.add('EXECUTIONS', { ack_policy: AckPolicy.Explicit }));
+    await refused('an ordered consumer', jetstream(nc).consumers.get('EXECUTIONS').then((c) => c.next({ expires: 1_000 })));
+    // Its own name in the subject, another's in the request: the server holds them to agree.
+    const smuggled = await nc.request('$JS.API.CONSUMER.CREATE.EXECUTIONS.sub-failures', JSON.stringify({ stream_name: 'EXECUTIONS', config: { durable_name: logsDurable, ack_policy: 'explicit', deliver_policy: 'all' } }), { timeout: 3_000 });
+    expect(smuggled.json<{ error?: { err_code: number } }>().error?.err_code, 'a name in the request that differs from the subject').to.equal(10017);
+    // An ack forged for the logs durable's next message never reaches the server.
+    const errors: string[] = [];
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === 'error') errors.push(String(s.error));
+    })();
+    nc.publish(`$JS.ACK.EXECUTIONS.${logsDurable}.1.1.1.${Date.now()}000000.0`);
+    await nc.flush();
+    await waitFor(() => errors.some((e) => /permission/i.test(e)), 'the forged ack refused', 5_000);
+
+    expect(await tockConsumers(), "Tock's consumers untouched").to.deep.equal(before);
   });
 
   it('refuses a connection without a user or with a wrong password', async () => {

@@ -548,11 +548,11 @@ describe('deploy manifests (deploy/k8s)', () => {
       }
     });
 
-    it('Tock containers: read-only root filesystem with an emptyDir on /tmp, 30 s to shut down', () => {
+    it('Tock containers: read-only root filesystem with an emptyDir on /tmp, 30 s to shut down (executors: their drain limit and a margin)', () => {
       const tock = ofKind(base, 'Deployment').filter((d) => containersOf(d).some(isTock));
       expect(tock.map((d) => d.metadata.name)).to.have.members([...SERVICES]);
       for (const d of tock) {
-        expect(podSpec(d).terminationGracePeriodSeconds, `${d.metadata.name} terminationGracePeriodSeconds`).to.equal(30);
+        if (d.metadata.name !== 'executor') expect(podSpec(d).terminationGracePeriodSeconds, `${d.metadata.name} terminationGracePeriodSeconds`).to.equal(30);
         for (const c of containersOf(d)) {
           expect(c.securityContext?.readOnlyRootFilesystem, `${d.metadata.name} readOnlyRootFilesystem`).to.equal(true);
           const tmp = (c.volumeMounts ?? []).find((m: Obj) => m.mountPath === '/tmp');
@@ -560,6 +560,19 @@ describe('deploy manifests (deploy/k8s)', () => {
           const volume = (podSpec(d).volumes ?? []).find((v: Obj) => v.name === tmp.name);
           expect(volume?.emptyDir, `${d.metadata.name} /tmp is an emptyDir`).to.be.an('object');
         }
+      }
+    });
+
+    it('executors get longer to stop than their drain limit plus a margin, in the base and every overlay (docs/operations.md)', () => {
+      const MARGIN_S = 10;
+      for (const [where, docs] of [['base', base] as const, ...overlayDirs.map((dir) => [rel(dir), build(dir)] as const)]) {
+        const executor = named([...docs], 'Deployment', 'executor')!;
+        const env = Object.fromEntries((containersOf(executor)[0]!.env ?? []).filter((e: Obj) => 'value' in e).map((e: Obj) => [e.name, e.value]));
+        const config = loadConfig({ ...(named([...docs], 'ConfigMap', 'tock-config')?.data as Record<string, string>), TOCK_EXECUTOR_DRAIN_SECONDS: env.TOCK_EXECUTOR_DRAIN_SECONDS });
+        expect(env.TOCK_EXECUTOR_DRAIN_SECONDS, `${where}: the executor's drain limit is set where its grace period is`).to.be.a('string');
+        expect(podSpec(executor).terminationGracePeriodSeconds, `${where}: executor terminationGracePeriodSeconds`).to.be.at.least(config.TOCK_EXECUTOR_DRAIN_SECONDS + MARGIN_S);
+        // Above the default job timeout (30 s) and its connect retry (up to 13 s): such calls are never cut short.
+        expect(config.TOCK_EXECUTOR_DRAIN_SECONDS, `${where}: drain limit`).to.be.at.least(43);
       }
     });
 

@@ -17,14 +17,60 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
   const known = (name: string) => exported.has(name) || exported.has(name.replace(/_(bucket|count|sum)$/, ''));
   const metricNames = (expr: string) => [...expr.matchAll(/\b((?:tock|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!); // group 1 always takes part
 
-  it('every dashboard panel queries metrics that exist', () => {
+  describe('the Grafana dashboard (tock-dashboard.json)', () => {
     const dashboard = JSON.parse(readFileSync(join(MONITORING, 'tock-dashboard.json'), 'utf8'));
-    const exprs = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr as string));
-    expect(exprs.length).to.be.above(10);
-    for (const expr of exprs) for (const name of metricNames(expr)) expect(known(name), `${name} in "${expr}"`).to.equal(true);
-    for (const needed of ['tock_executions_total', 'tock_run_lateness_seconds_bucket', 'tock_api_request_duration_seconds_count', 'tock_eventstore_append_duration_seconds_bucket', 'tock_bus_consumer_pending_messages', 'process_cpu_seconds_total', 'process_resident_memory_bytes']) {
-      expect(exprs.join('\n'), needed).to.include(needed);
-    }
+    const exprs: string[] = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr as string));
+    // docs/metrics.md names each metric in backquotes in its table; `process_*` stands for a family.
+    const metricsPage = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
+    const documentedNames = [...metricsPage.matchAll(/^\|.*$/gm)].flatMap((row) => [...row[0].split('|')[1]!.matchAll(/`([a-z0-9_*]+)`/g)].map((m) => m[1]!));
+    const documented = (name: string) =>
+      documentedNames.some((d) => (d.endsWith('*') ? name.startsWith(d.slice(0, -1)) : d === name || d === name.replace(/_(bucket|count|sum)$/, '')));
+
+    it('every panel queries metrics that exist and that docs/metrics.md describes', () => {
+      expect(exprs.length).to.be.above(10);
+      expect(documentedNames.length, 'metric names read from docs/metrics.md').to.be.above(10);
+      for (const expr of exprs) {
+        for (const name of metricNames(expr)) {
+          expect(known(name), `${name} in "${expr}" is exported`).to.equal(true);
+          expect(documented(name), `${name} in "${expr}" is in docs/metrics.md`).to.equal(true);
+        }
+      }
+    });
+
+    it("shows what an operator looks at first, the planner's publish, duplicate and error counters included", () => {
+      const needed = ['tock_executions_total', 'tock_run_lateness_seconds_bucket', 'tock_api_request_duration_seconds_count', 'tock_eventstore_append_duration_seconds_bucket', 'tock_bus_consumer_pending_messages', 'process_cpu_seconds_total', 'process_resident_memory_bytes'];
+      for (const name of [...needed, 'tock_planner_published_total', 'tock_planner_duplicates_total', 'tock_planner_publish_errors_total']) expect(exprs.join('\n'), name).to.include(name);
+    });
+
+    it('has a namespace variable, and every metric of every query is limited by it', () => {
+      const variable = dashboard.templating.list.find((v: any) => v.name === 'namespace');
+      expect(variable, 'a template variable named namespace').to.be.an('object');
+      expect(variable.type).to.equal('query');
+      const query: string = variable.query.query ?? variable.query;
+      const values = /^label_values\((\w+), namespace\)$/.exec(query);
+      expect(values, `the namespace variable's query "${query}"`).to.not.equal(null);
+      expect(known(values![1]!), `${values![1]} is exported by every service`).to.equal(true);
+      for (const expr of exprs) {
+        // Each metric name, then its selector: the namespace matcher must be in it.
+        for (const m of expr.matchAll(/\b((?:tock|process|nodejs)_[a-z0-9_]+)(\{[^}]*\})?/g)) {
+          expect(m[2] ?? '', `${m[1]} in "${expr}"`).to.include('namespace=~"$namespace"');
+        }
+      }
+    });
+
+    it('gives every panel an id of its own and a place of its own on the grid', () => {
+      const ids = dashboard.panels.map((p: any) => p.id);
+      expect(new Set(ids).size, 'panel ids').to.equal(ids.length);
+      const cells = new Set<string>();
+      for (const p of dashboard.panels) {
+        const { x, y, w, h } = p.gridPos;
+        expect(x + w, `${p.title} fits the 24 columns`).to.be.at.most(24);
+        for (let i = x; i < x + w; i++) for (let j = y; j < y + h; j++) {
+          expect(cells.has(`${i},${j}`), `${p.title} overlaps another panel`).to.equal(false);
+          cells.add(`${i},${j}`);
+        }
+      }
+    });
   });
 
   it('every alert in docs/operations.md queries metrics that exist', () => {
