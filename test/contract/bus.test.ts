@@ -7,8 +7,8 @@ import { createPortBus } from '../../shared/bus/portBus.ts';
 import { servePortBus } from '../../shared/bus/portBusServer.ts';
 import { MessageChannel } from 'node:worker_threads';
 import { busContract } from './busContract.ts';
+import { privateNats } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 busContract('in-process', async () => {
   const bus = createInProcessBus();
@@ -31,38 +31,33 @@ busContract('in-process, across a MessagePort', async () => {
   };
 });
 
-if (process.env.TOCK_SKIP_NATS === '1') {
-  describe('Bus contract: nats', () => {
-    it.skip('skipped because TOCK_SKIP_NATS=1');
-  });
-  console.warn(`Bus contract: NATS suite skipped (TOCK_SKIP_NATS=1); it needs a JetStream server at ${NATS_URL}.`);
-} else {
-  // No skip when the server is missing: connecting fails the suite, so a broken CI setup shows.
-  busContract(`nats (${NATS_URL})`, async () => {
-    const inner = await connectNatsBus(NATS_URL, { name: 'tock-bus-contract' });
-    const streams = new Set<string>();
-    // Streams outlive the connection on a real server: note them so close() can delete them.
-    const bus: Bus = {
-      ensureStream: (config) => (streams.add(config.name), inner.ensureStream(config)),
-      publish: (...args) => inner.publish(...args),
-      consume: (...args) => inner.consume(...args),
-      notify: (...args) => inner.notify(...args),
-      subscribe: (...args) => inner.subscribe(...args),
-      backlog: (...args) => inner.backlog!(...args),
-      close: () => inner.close(),
-    };
-    return {
-      bus,
-      async close() {
-        await inner.close();
-        const nc = await connect({ servers: NATS_URL, name: 'tock-bus-contract-cleanup' });
-        try {
-          const jsm = await jetstreamManager(nc);
-          for (const name of streams) await jsm.streams.delete(name).catch(() => undefined);
-        } finally {
-          await nc.close();
-        }
-      },
-    };
-  });
-}
+// A nats-server of this file's own: the suite deletes every stream it made, on no one else's server.
+const nats = await privateNats();
+after(() => nats.stop());
+busContract('nats', async () => {
+  const inner = await connectNatsBus(nats.url, { name: 'tock-bus-contract' });
+  const streams = new Set<string>();
+  // Streams outlive the connection on a real server: note them so close() can delete them.
+  const bus: Bus = {
+    ensureStream: (config) => (streams.add(config.name), inner.ensureStream(config)),
+    publish: (...args) => inner.publish(...args),
+    consume: (...args) => inner.consume(...args),
+    notify: (...args) => inner.notify(...args),
+    subscribe: (...args) => inner.subscribe(...args),
+    backlog: (...args) => inner.backlog!(...args),
+    close: () => inner.close(),
+  };
+  return {
+    bus,
+    async close() {
+      await inner.close();
+      const nc = await connect({ servers: nats.url, name: 'tock-bus-contract-cleanup' });
+      try {
+        const jsm = await jetstreamManager(nc);
+        for (const name of streams) await jsm.streams.delete(name).catch(() => undefined);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
+});

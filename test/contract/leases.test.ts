@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createMemoryLeases, type Leases } from '../../shared/leases/leases.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { nth } from '../support/nth.ts';
+import { privateNats } from '../support/natsServer.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 function leasesContract(name: string, open: (now: () => number) => Promise<Leases[]>) {
   describe(`Leases contract: ${name}`, () => {
@@ -51,4 +51,7 @@ leasesContract('memory', async (now) => {
   const shared = createMemoryLeases(now);
   return [shared];
 });
-leasesContract('nats kv', async (now) => Promise.all([connectNatsLeases(NATS_URL, 'tock_test_leases', now), connectNatsLeases(NATS_URL, 'tock_test_leases', now), connectNatsLeases(NATS_URL, 'tock_test_leases', now)]));
+// A nats-server of this file's own for the key-value bucket.
+const nats = await privateNats();
+after(() => nats.stop());
+leasesContract('nats kv', async (now) => Promise.all([1, 2, 3].map(() => connectNatsLeases(nats.url, 'tock_test_leases', now))));
