@@ -1,5 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import type { Bus } from '../../shared/bus/bus.ts';
 import { CONSUMERS } from '../../shared/topology.ts';
 import { waitFor } from './waitFor.ts';
 
@@ -21,4 +22,16 @@ export async function runsDrained(natsUrl: string, timeoutMs = 30_000) {
   } finally {
     await nc.close();
   }
+}
+
+/**
+ * The same barrier as a check, on any bus (the embedded system's in-process bus too), for
+ * `waitFor` or, on a fake clock, `drive`: whether a durable holds nothing to deliver and nothing
+ * delivered but unacknowledged. On the executors' durable a run waiting for its instant (a retry
+ * waiting out its backoff) counts as held, so a drive until drained runs it, or drops it.
+ */
+export async function drained(bus: Bus, consumer: { stream: string; durable: string }): Promise<boolean> {
+  const backlog = await bus.backlog?.(consumer.stream, consumer.durable);
+  if (!backlog) throw new Error(`the bus reports no backlog for ${consumer.stream}/${consumer.durable}`);
+  return backlog.pending === 0 && backlog.ackPending === 0;
 }
