@@ -1,21 +1,30 @@
 import { expect } from 'chai';
 import { accountsCommand } from '../../services/cli/accountsCommand.ts';
+import { FakeClock } from '../../shared/clock.ts';
 import { apiClient, fails, ok } from '../support/api.ts';
+import { drive } from '../support/drive.ts';
 import { startTestSystem } from '../support/embedded.ts';
 import { startTarget } from '../support/target.ts';
-import { sleep, waitFor } from '../support/waitFor.ts';
+import { waitFor } from '../support/waitFor.ts';
 
+/** How far ahead of their time runs go on the bus: a disable must cancel those too. */
+const LEAD_MS = 1500;
 
-/** `tock account disable` stops the account's jobs, not only its token; `enable` starts them from the next occurrence. */
+/**
+ * `tock account disable` stops the account's jobs, not only its token; `enable` starts them from
+ * the next occurrence. On a fake clock: which occurrences run is the planner's and the executor's
+ * logic, exact to the millisecond here, with nothing waited out in real time.
+ */
 describe("a disabled account's jobs do not run (embedded mode, real target, operator calls over gRPC)", function () {
-  this.timeout(60_000);
   let system: Awaited<ReturnType<typeof startTestSystem>>;
   let target: Awaited<ReturnType<typeof startTarget>>;
+  // Off the whole second, so no occurrence falls on the instant of a disable or an enable.
+  const clock = new FakeClock(Math.ceil(Date.now() / 1000) * 1000 + 250);
   const scheduledMs = (path: string) => target.received.filter((r) => r.url === path).map((r) => Number(r.headers['x-tock-scheduled-time']) * 1000);
 
   before(async () => {
     target = await startTarget();
-    system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+    system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_DISPATCH_LEAD_MS: String(LEAD_MS) }, clock });
   });
   after(async () => {
     await system.destroy();
@@ -29,22 +38,27 @@ describe("a disabled account's jobs do not run (embedded mode, real target, oper
     const api = apiClient(system.baseUrl, token);
     const other: any = await ok(system.api.call('cron_add', { url: `${target.url}/other`, expression: '* * * * * *' }));
     const job: any = await ok(api.call('cron_add', { url: `${target.url}/acct`, expression: '* * * * * *' }));
-    await waitFor(() => scheduledMs('/acct').length >= 2, 'runs before the disable', 10_000);
+    await drive(clock, () => scheduledMs('/acct').length >= 2, 'runs before the disable');
 
     await jobs.disableAccount({ id: accountId });
-    const disabledAt = Date.now();
+    const disabledAt = clock.now();
     await fails(api.call('cron_list'), 11, 401);
-    expect((await system.clients.planner.nextRuns({ accountId, id: BigInt(job.id), limit: 5 })).times).to.deep.equal([]);
+    // The planner has applied the disable (and told the executors) before the clock moves on.
+    await waitFor(async () => (await system.clients.planner.nextRuns({ accountId, id: BigInt(job.id), limit: 5 })).times.length === 0, 'cron_next to show no run');
     const otherBefore = scheduledMs('/other').length;
-    await sleep(3500);
+    // Past every run already on the bus ahead of its time, and a second more: the other account's
+    // run of that second has arrived, so this account's would have too.
+    const quietUntil = disabledAt + LEAD_MS + 2000;
+    await drive(clock, () => scheduledMs('/other').some((t) => t > quietUntil), 'the other account to run past the disabled stretch');
     // Runs put on the bus ahead of time are cancelled too: nothing scheduled after the disable is called.
-    expect(scheduledMs('/acct').filter((t) => t > disabledAt + 1000), 'runs while disabled').to.deep.equal([]);
+    expect(scheduledMs('/acct').filter((t) => t > disabledAt), 'runs while disabled').to.deep.equal([]);
     expect(scheduledMs('/other').length, 'another account goes on').to.be.greaterThan(otherBefore + 1);
 
     await jobs.enableAccount({ id: accountId });
-    const enabledAt = Date.now();
-    await waitFor(() => scheduledMs('/acct').some((t) => t > enabledAt), 'a run after the enable', 10_000);
-    expect(scheduledMs('/acct').filter((t) => t > disabledAt + 1000 && t < enabledAt - 1000), 'the disabled time caught up').to.deep.equal([]);
+    const enabledAt = clock.now();
+    await drive(clock, () => scheduledMs('/acct').some((t) => t > enabledAt), 'a run after the enable');
+    expect(scheduledMs('/acct').filter((t) => t > disabledAt && t < enabledAt), 'the disabled time caught up').to.deep.equal([]);
+    expect(scheduledMs('/acct').filter((t) => t > enabledAt), 'from the next occurrence on').to.deep.equal([Math.ceil(enabledAt / 1000) * 1000]);
     expect((await system.clients.planner.nextRuns({ accountId, id: BigInt(job.id), limit: 2 })).times).to.have.length(2);
     expect(await ok(api.call('account_get'))).to.include({ id: Number(accountId) });
     await ok(system.api.call('cron_delete', { id: other.id }));

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { BrowserContext, Page } from 'playwright-core';
+import { REFRESH_MS } from '../../services/gateway/dashboard/src/poll.ts';
 import { ok, rawRequest } from '../support/api.ts';
 import { hasChromium, launchChromium, CHROMIUM } from '../support/browser.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
@@ -241,11 +242,16 @@ describe('dashboard in a browser', function () {
     });
 
     it('stops refreshing the list while the tab is hidden, and refreshes it as soon as it shows', async () => {
+      // The page's timers on a clock the test can move (it still runs on by itself).
+      await page.clock.install();
       await page.goto(`${system.baseUrl}/dashboard/#/`);
+      // The list is drawn: its first refresh is over and the next is a whole period away.
       await page.locator('table#jobs tbody tr').first().waitFor();
-      const lists: number[] = [];
+      let shown = false;
+      /** One entry per cron_list the page asks for from here: whether the tab showed by then. */
+      const lists: boolean[] = [];
       const onRequest = (request: { url(): string }) => {
-        if (request.url().endsWith('/api/v1/cron_list')) lists.push(Date.now());
+        if (request.url().endsWith('/api/v1/cron_list')) lists.push(shown);
       };
       page.on('request', onRequest);
       try {
@@ -254,15 +260,15 @@ describe('dashboard in a browser', function () {
         const setHidden = (hidden: boolean) =>
           page.evaluate(`Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} }); document.dispatchEvent(new Event('visibilitychange'))`);
         await setHidden(true);
-        const hiddenAt = Date.now();
-        // Longer than a refresh period: a visible tab would have refreshed in it.
-        await new Promise((r) => setTimeout(r, 5500));
-        expect(lists.filter((t) => t > hiddenAt + 200), 'refreshes while hidden').to.deep.equal([]);
-        // Taken before: the refresh's request can reach this process before the evaluate's answer.
-        const shownAt = Date.now();
+        // Two refresh periods on the page's clock: a visible tab would have refreshed in them.
+        await page.clock.fastForward(2 * REFRESH_MS);
+        shown = true;
         await setHidden(false);
-        // At once, or as soon as a refresh still running ends: well before the 5 s period.
-        await waitFor(() => lists.some((t) => t >= shownAt), 'a refresh as soon as the tab shows', 4000);
+        // At once, or as soon as a refresh still running ends: well before the next period.
+        await waitFor(() => lists.length > 0, 'a refresh as soon as the tab shows', REFRESH_MS - 1000);
+        // The page's requests reach this process in the order it makes them: one made while the
+        // tab was hidden would come before the one it made on showing.
+        expect(lists[0], 'the first refresh after hiding came on showing').to.equal(true);
       } finally {
         page.off('request', onRequest);
       }

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
+import { REFRESH_MS } from '../../services/gateway/dashboard/src/poll.ts';
 import { ok, rawRequest } from '../support/api.ts';
 import { hasChromium, launchChromium, CHROMIUM } from '../support/browser.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
@@ -109,6 +110,9 @@ describe('dashboard: health, runs, any screen', function () {
 
   it("opens a failed run to its whole answer: the response body, status, duration, lateness, IP, server, attempt, manual", async () => {
     await page.screenshot({ path: new URL('jobs.png', SHOTS).pathname, fullPage: true });
+    // The page's timers on a clock the test can move (it still runs on by itself): the job view's
+    // refresh, armed after this, comes when the test says instead of a refresh period later.
+    await page.clock.install();
     await page.goto(`${system.baseUrl}/dashboard/#/jobs/${failing.id}`);
     const first = page.locator('#executions tbody tr[data-run-id]').first();
     await first.waitFor();
@@ -119,8 +123,10 @@ describe('dashboard: health, runs, any screen', function () {
     const text = (await more.textContent()) ?? '';
     expect(await more.locator('pre').textContent()).to.equal(BODY);
     for (const part of ['HTTP status500', 'Attempt1', 'Kindmanual (run now)', 'IP127.0.0.1', 'Lateness', 'Duration', 'Server']) expect(text).to.contain(part);
-    // A refresh keeps it open.
-    await new Promise((r) => setTimeout(r, 5500));
+    // A refresh (its runs read again and redrawn) keeps it open.
+    const refreshed = page.waitForResponse((r) => r.url().endsWith('/api/v1/cron_logs'));
+    await page.clock.fastForward(REFRESH_MS);
+    await refreshed;
     expect(await more.isVisible()).to.equal(true);
     await page.screenshot({ path: new URL('job.png', SHOTS).pathname, fullPage: true });
   });

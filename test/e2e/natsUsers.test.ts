@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inboxOf } from '../../shared/bus/natsAuth.ts';
 import { apiClient, ok } from '../support/api.ts';
+import { runsDrained } from '../support/busDrained.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { capture } from '../support/capture.ts';
 import { distributedEnv, runCli, startService, type ServiceProcess } from '../support/processes.ts';
@@ -66,9 +67,9 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
       return entries.length >= 2 && entries;
     }, 'executions in cron_logs', 30_000);
     expect(logs[0].result).to.include({ status: 0, httpStatus: 200 });
-    // Stop the job (and let runs already on the bus drain) so the stream counts below hold still.
+    // Stop the job and let runs already on the bus drain, so the stream counts below hold still.
     await ok(api.call('cron_delete', { id: job.id }));
-    await new Promise((r) => setTimeout(r, 5_000));
+    await runsDrained(await as('executor'));
   });
 
   it("refuses the executor's user publishing a due run, and keeps none", async () => {

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
+import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { ensureTopology } from '../../shared/topology.ts';
+import { NotifierView } from '../../services/notifier/notifierView.ts';
 import { createJob, execute, startReceiver } from '../integration/notifier/harness.ts';
 import { randomToken } from '../../shared/grpc/grpcAuth.ts';
 import { freePort, startService, TEST_SECRET_KEY, type ServiceProcess } from '../support/processes.ts';
@@ -84,8 +86,15 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
 
     await Promise.all([startNotifier(await freePort()), startNotifier(await freePort())]);
     await waitFor(() => receiver.received.length >= ACCOUNTS.length, 'a notification for every account', 30_000);
-    // Long enough for a duplicate to show up: two more windows and a retry.
-    await new Promise((r) => setTimeout(r, 2 * WINDOW_MS + 1000));
+    // The store holds no trigger left to merge and no delivery left open: no replica has anything
+    // left to send, so no duplicate can still come (a second send needs a claim the store refuses).
+    const view = new NotifierView();
+    await view.start(store, { log: createLogger('notifier-fault-test', {}, 'silent') });
+    try {
+      await waitFor(() => [...view.pendingByAccount().values()].every((p) => p.size === 0) && [...view.openNotifications()].length === 0, 'every notification merged and delivered', 30_000);
+    } finally {
+      await view.stop();
+    }
     expect(receiver.received.map((r) => r.url).sort()).to.deep.equal(ACCOUNTS.map((a) => `/account/${a}`));
     for (const request of receiver.received) {
       const body = JSON.parse(request.body);

@@ -2,7 +2,10 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { inboxOf } from '../../shared/bus/natsAuth.ts';
 import { apiClient, ok, type ApiClient } from '../support/api.ts';
+import { runsDrained } from '../support/busDrained.ts';
 import { capture } from '../support/capture.ts';
 import { startNatsWithUsers, type NatsUser } from '../support/natsServer.ts';
 import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess, SERVICE_READY } from '../support/processes.ts';
@@ -67,7 +70,13 @@ describe('a retry outlives the executor that scheduled it (kill -9, every servic
     await start('executor-2');
 
     await waitFor(async () => (await logsOf()).length >= 2, 'the second attempt logged', 60_000);
-    await new Promise((r) => setTimeout(r, 1000)); // a doubled attempt would show by now
+    // Nothing left on the bus, not even the dead executor's copy of the retry: no doubled attempt can come.
+    const nc = await connect({ servers: nats.url, user: 'executor', pass: nats.passwords.executor, inboxPrefix: inboxOf('executor') });
+    try {
+      await runsDrained(nc);
+    } finally {
+      await nc.close();
+    }
     const seen = t.received.filter((r) => r.url === '/flaky');
     console.log(`      second attempt ${((seen[1]!.at - seen[0]!.at) / 1000).toFixed(1)} s after the first (Retry-After ${RETRY_AFTER_S} s), ${((seen[1]!.at - killedAt) / 1000).toFixed(1)} s after the kill`);
     expect(seen.map((r) => r.headers['x-tock-attempt'] ?? '1'), 'each attempt called once').to.deep.equal(['1', '2']);

@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../shared/clock.ts';
+import { streamName } from '../../shared/eventStore/eventStore.ts';
 import { loadConfig } from '../../shared/config.ts';
 import { createLogger, type Logger } from '../../shared/log.ts';
 import { startEmbedded } from '../../services/embedded/system.ts';
 import { apiClient } from './api.ts';
+import { waitFor } from './waitFor.ts';
 
 export const TEST_TOKEN = 'TestToken0123456789abcdefghijklm';
 
@@ -28,4 +30,16 @@ export async function startTestSystem(options: { dataDir?: string; env?: Record<
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Resolves once the system's planner has applied the job's last change (and so has told the
+ * executors to drop the runs it had put out ahead): the barrier before a fake clock moves past a
+ * change whose effect on the next occurrence is under test. Nothing in the API shows it for every
+ * change (an edited URL leaves cron_next as it was), so it reads the planner's projection.
+ */
+export async function plannerApplied(system: Pick<Awaited<ReturnType<typeof startTestSystem>>, 'store' | 'planner'>, jobId: number) {
+  const [last] = await system.store.readStream(streamName('cronjob', jobId), { direction: 'backwards', maxCount: 1 });
+  if (!last) throw new Error(`job ${jobId} has no events`);
+  await waitFor(() => system.planner.planner.projection.position >= last.position, `the planner to apply job ${jobId}'s last change`);
 }

@@ -11,13 +11,19 @@ const count = () => {
 };
 const extra = (before: Map<string, number>) => [...count()].filter(([type, n]) => n > (before.get(type) ?? 0)).map(([type, n]) => `${type} x${n - (before.get(type) ?? 0)}`);
 
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
 let before = new Map<string, number>();
 export const mochaHooks = {
-  beforeAll() {
+  // Both hooks count after a turn, once mocha has armed the hook's own timeout timer: counted in
+  // one and not the other, that timer would be reported as left open.
+  async beforeAll() {
+    await nextTurn();
     before = count();
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(10_000);
+    await nextTurn();
     // Closing handles finish on later turns (a socket's close, a child's exit): give them time.
     const deadline = Date.now() + 3000;
     let left = extra(before);

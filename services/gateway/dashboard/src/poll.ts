@@ -1,9 +1,12 @@
+/** How long a view waits after one refresh ends before the next. */
+export const REFRESH_MS = 5000;
+
 /**
  * Runs `tick` now and then `everyMs` after each tick ends (never two at once, so a slow answer or
  * a rate-limited token slows the refresh instead of piling up calls). While the tab is hidden it
  * stops; it ticks at once when the tab shows again. Returns the stop function.
  */
-export function poll(tick: () => Promise<void>, everyMs = 5000): () => void {
+export function poll(tick: () => Promise<void>, everyMs = REFRESH_MS): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
   /** The tab showed again during a tick: tick again when it ends, not a whole period later. */
