@@ -122,9 +122,10 @@ const schema = z.object({
   TOCK_EXECUTOR_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   // The gateway's web dashboard at /dashboard/ (static files; it calls /api/v1 with the user's token).
   TOCK_DASHBOARD: z.enum(['on', 'off']).default('on'),
-  // Distributed mode: each service's operations port (/healthz, /readyz, /metrics); 0: any free port.
+  // Each process's operations port (/healthz, /readyz, /metrics); 0: any free port. OPS_HOST
+  // unset: see opsHost.
   OPS_PORT: port(9464),
-  OPS_HOST: z.string().default('0.0.0.0'),
+  OPS_HOST: optionalText,
   // Notifications: email goes through the operator's SMTP server (unset: email channels fail with
   // a clear error); the merge window groups an account's notifications into one message per channel.
   SMTP_HOST: z.string().trim().optional().transform((v) => (v ? v : undefined)),
@@ -203,6 +204,14 @@ export const smtpSettings = (c: Config) =>
   c.SMTP_HOST ? { host: c.SMTP_HOST, port: c.SMTP_PORT, tls: c.SMTP_TLS, user: c.SMTP_USER, password: c.SMTP_PASSWORD, from: c.SMTP_FROM! } : undefined;
 
 /** Reads and validates the configuration; throws ConfigError listing every problem. */
+/**
+ * Where the operations port listens when OPS_HOST is unset. A service deployed on its own is
+ * scraped and probed from other machines (all interfaces); embedded mode is usually one
+ * machine's install, whose metrics (every account's counters together) stay on loopback until
+ * the operator opens them (the container image does, for its published port).
+ */
+export const opsHost = (c: Config, mode: 'embedded' | 'distributed') => c.OPS_HOST ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0');
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = schema.safeParse(env);
   if (!result.success) {

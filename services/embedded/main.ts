@@ -7,5 +7,7 @@ import { startEmbedded } from './system.ts';
 const config = loadConfigOrExit();
 const log = createLogger('tock', { mode: 'embedded' }, config.LOG_LEVEL);
 const system = await startEmbedded({ config, log });
-process.stdout.write(`Tock is running: http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${system.port}/api/v1/ (event store: ${describeStore(config)})\n`);
+const local = (address: string) => address.replace(/^0\.0\.0\.0:/, '127.0.0.1:');
+process.stdout.write(`Tock is running: http://${local(system.addresses.http)}/api/v1/ (event store: ${describeStore(config)})\n`);
+process.stdout.write(`Metrics: http://${local(system.addresses.ops)}/metrics (operations port, OPS_HOST and OPS_PORT)\n`);
 onShutdown(log, () => system.stop());

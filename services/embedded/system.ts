@@ -1,7 +1,7 @@
 import { createInProcessBus } from '../../shared/bus/inProcessBus.ts';
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { systemClock, type Clock } from '../../shared/clock.ts';
-import { smtpSettings, type Config } from '../../shared/config.ts';
+import { opsHost, smtpSettings, type Config } from '../../shared/config.ts';
 import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
@@ -129,12 +129,15 @@ export async function startEmbedded(options: EmbeddedOptions) {
     host: config.HOST,
     port: config.PORT,
     dashboard: config.TOCK_DASHBOARD === 'on',
-    // One /metrics for the whole process, the executor thread's runs included.
-    metrics: () => renderMetrics(executor.metrics ? [executor.metrics] : []),
     readiness,
+    // One /metrics for the whole process, the executor thread's runs included, on the operations port only.
+    ops: { host: opsHost(config, 'embedded'), port: config.OPS_PORT, metrics: () => renderMetrics(executor.metrics ? [executor.metrics] : []) },
   });
+  const addresses = { http: gateway.addresses.http, ops: gateway.addresses.ops! };
   return {
-    port: portOf(gateway.addresses.http),
+    port: portOf(addresses.http),
+    /** host:port of the API (http) and of the operations port (ops: /metrics, /healthz, /readyz). */
+    addresses,
     /** The token of a freshly created first account, or null when the store already had one. */
     bootstrapToken: token,
     jobs,

@@ -2,7 +2,7 @@ import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfigOrExit } from '../../shared/config.ts';
+import { loadConfigOrExit, opsHost } from '../../shared/config.ts';
 import { connectNatsLeases } from '../../shared/leases/natsLeases.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
@@ -26,7 +26,7 @@ const readiness = createReadiness(log);
 collectProcessMetrics();
 // Up first, with the executor's condition declared: probes see "alive, not ready" while the
 // connections are being made; the executor service makes it hold once it consumes.
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: opsHost(config, 'distributed'), port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 readiness.set('executor', false, 'starting');
 const bus = measuredBus(await connectNatsBus(config.NATS_URL, { name: 'tock-executor', readiness, log, auth }));
 const leases = await connectNatsLeases(config.NATS_URL, undefined, undefined, { readiness, log, auth });

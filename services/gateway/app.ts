@@ -9,11 +9,12 @@ import { parseBody, parseQuery, readBody } from './body.ts';
 import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';
 import { canonicalParam as canonical } from './inputs.ts';
 import { dashboardMiddleware } from './dashboard/serve.ts';
-import { apiRequestDuration, renderMetrics } from '../../shared/metrics.ts';
+import { apiRequestDuration } from '../../shared/metrics.ts';
 import { openApiDocument } from './openapi.ts';
 import { Params } from './params.ts';
 import { publicAnswers } from './publicAnswers.ts';
 import { createRateLimiter, RateLimitError } from './rateLimit.ts';
+import { whyNotReady } from './whyNotReady.ts';
 
 export interface GatewayOptions {
   clients: Clients;
@@ -26,8 +27,6 @@ export interface GatewayOptions {
   trustProxy?: number;
   log: Logger;
   now?: () => number;
-  /** The /metrics exposition (embedded mode adds the executor thread's); default: this process's registry. */
-  metrics?: () => Promise<{ contentType: string; body: string }>;
   /** Embedded mode: the process's readiness (every service's conditions) also decides /readyz. */
   readiness?: Readiness;
   /** Serve the web dashboard at /dashboard/ (and redirect / there); TOCK_DASHBOARD=off turns it off. */
@@ -37,8 +36,9 @@ export interface GatewayOptions {
 const envelopeError = (error: AppError) => ({ status: 'error', code: error.code, message: error.message });
 
 /**
- * The HTTP edge: /api/v1/{function} with FastCron's envelope, plus /healthz, /readyz, /metrics
- * and the dashboard's static files.
+ * The HTTP edge: /api/v1/{function} with FastCron's envelope, plus /healthz, /readyz and the
+ * dashboard's static files. /metrics is not here: it is served on the operations port only
+ * (startGatewayService), away from the public.
  * It owns no state but rate-limit buckets; every function is a gRPC call to the services.
  */
 export function createGateway(options: GatewayOptions): Koa {
@@ -46,7 +46,6 @@ export function createGateway(options: GatewayOptions): Koa {
   const now = options.now ?? Date.now;
   const tokenLimiter = createRateLimiter(options.rateLimit, now);
   const addressLimiter = createRateLimiter(options.rateLimit, now);
-  const metrics = options.metrics ?? (() => renderMetrics());
   const hops = options.trustProxy ?? 0;
   const app = new Koa({ proxy: hops > 0, proxyIpHeader: 'X-Forwarded-For', maxIpsCount: hops });
   const router = new Router();
@@ -55,21 +54,11 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.body = { status: 'ok' };
   });
   router.get('/readyz', async (ctx) => {
-    if (options.readiness && !options.readiness.ready()) {
-      ctx.status = 503;
-      ctx.body = { status: 'not ready', reason: Object.entries(options.readiness.failing()).map(([name, why]) => `${name}: ${why}`).join('; ') };
-      return;
-    }
-    // Account 0 never exists: any answer of the service's own (not a failure to reach it, nor
-    // our credential refused) proves the jobs service is up and takes our calls.
-    const answered = await clients.jobs.getAccount({ id: 0n }).then(
-      () => true,
-      (error: unknown) => isAppError(error) && error.kind !== 'INTERNAL' && error.kind !== 'UNAVAILABLE',
-    );
-    if (answered) ctx.body = { status: 'ready' };
+    const reason = await whyNotReady(clients, options.readiness);
+    if (reason === undefined) ctx.body = { status: 'ready' };
     else {
       ctx.status = 503;
-      ctx.body = { status: 'not ready', reason: 'jobs service unreachable' };
+      ctx.body = { status: 'not ready', reason };
     }
   });
   const open = publicAnswers(options.rateLimit, now, (ctx, error) => {
@@ -77,12 +66,6 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.set('Retry-After', String(error.retryAfter));
     ctx.body = envelopeError(error);
   });
-  router.get('/metrics', open, async (ctx) => {
-    const { contentType, body } = await metrics();
-    ctx.type = contentType;
-    ctx.body = body;
-  });
-
   const openApi = JSON.stringify(openApiDocument());
   router.get('/api/v1/openapi.json', open, (ctx) => {
     ctx.type = 'application/json';

@@ -150,8 +150,8 @@ export const FUNCTIONS: Record<string, Fn> = {
     );
     try {
       await checkChannels(c, accountId, elements.map((e) => e.settings));
-      const { jobs } = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run), idempotencyKey }).catch((error) => {
-        // A store or the jobs service failing mid-batch: the client must know what a retry does.
+      // A store or the jobs service failing mid-batch: the client must know what a retry does.
+      const failed = (error: unknown): never => {
         if (isAppError(error) && error.httpStatus < 500) throw error;
         throw new ExplainedError(
           'UNAVAILABLE',
@@ -160,8 +160,16 @@ export const FUNCTIONS: Record<string, Fn> = {
             : 'the batch may be partly written (the service failed part way); check cron_list before sending it again, or send an X-Idempotency-Key so that a retry completes it without duplicates',
           { cause: error },
         );
-      });
-      return records(jobs, c, accountId);
+      };
+      const reply = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run), idempotencyKey }).catch(failed);
+      if (reply.batchAnswer !== undefined) return JSON.parse(reply.batchAnswer) as unknown;
+      const answer = await records(reply.jobs, c, accountId);
+      if (idempotencyKey === undefined) return answer;
+      // Kept with the key before it is sent, so a replay answers exactly this (nextRun and the
+      // jobs' health as they were now); a concurrent request's answer, when it was kept first.
+      const sent = JSON.stringify(answer);
+      const kept = await c.jobs.recordBatchAnswer({ accountId, idempotencyKey, answer: sent }).catch(failed);
+      return kept.answer === sent ? answer : (JSON.parse(kept.answer) as unknown);
     } catch (error) {
       // A batch of one says data[0] too.
       if (data.length === 1 && aboutOnlyElement(error)) throw error.within('data', 0);

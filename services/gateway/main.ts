@@ -1,4 +1,4 @@
-import { loadConfigOrExit } from '../../shared/config.ts';
+import { loadConfigOrExit, opsHost } from '../../shared/config.ts';
 import { JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
@@ -6,7 +6,7 @@ import { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
-import { collectProcessMetrics } from '../../shared/metrics.ts';
+import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startGatewayService } from './service.ts';
 
@@ -20,7 +20,16 @@ const clients = {
   notifier: createClient(NotifierService, config.NOTIFIER_ADDR ?? `127.0.0.1:${config.NOTIFIER_GRPC_PORT}`, credentials),
 };
 collectProcessMetrics();
-const server = await startGatewayService({ clients, rateLimit: config.TOCK_RATE_LIMIT, trustProxy: config.TOCK_TRUST_PROXY, log, host: config.HOST, port: config.PORT, dashboard: config.TOCK_DASHBOARD === 'on' });
+const server = await startGatewayService({
+  clients,
+  rateLimit: config.TOCK_RATE_LIMIT,
+  trustProxy: config.TOCK_TRUST_PROXY,
+  log,
+  host: config.HOST,
+  port: config.PORT,
+  dashboard: config.TOCK_DASHBOARD === 'on',
+  ops: { host: opsHost(config, 'distributed'), port: config.OPS_PORT, metrics: () => renderMetrics() },
+});
 onShutdown(log, async () => {
   await server.stop();
   for (const client of Object.values(clients)) client.close();

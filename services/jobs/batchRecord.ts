@@ -7,11 +7,15 @@ import { WrongExpectedRevisionError, type EventStore } from '../../shared/eventS
  * created, the batch is recorded (its job ids and a hash of its elements) in a stream of its
  * own, appended only if the stream does not exist yet. A retry with the same key reads that
  * record and creates only the jobs still missing, under the same ids, so it never duplicates
- * one; the same key with another batch is refused.
+ * one; the same key with another batch is refused. Once the batch is written, the gateway records
+ * the answer it made (recordAnswer): a replay answers exactly that, computed fields (nextRun, the
+ * jobs' health) included, instead of what they would be now.
  */
 export interface BatchRecord {
   ids: number[];
   hash: string;
+  /** The API answer's `data` as JSON, once recorded. */
+  answer?: string;
 }
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
@@ -31,8 +35,27 @@ export function batchHash(elements: unknown): string {
 }
 
 export async function readBatch(store: EventStore, stream: string): Promise<BatchRecord | null> {
-  const [first] = await store.readStream<BatchRecord>(stream, { maxCount: 1 });
-  return first ? { ids: first.data.ids, hash: first.data.hash } : null;
+  const [first, answered] = await store.readStream<BatchRecord>(stream, { maxCount: 2 });
+  if (!first) return null;
+  const record: BatchRecord = { ids: first.data.ids, hash: first.data.hash };
+  return answered?.type === 'BatchAnswered' ? { ...record, answer: answered.data.answer } : record;
+}
+
+/**
+ * Records the answer of a batch written under `stream`, right after its record (revision 0), so
+ * only the first answer is kept; returns the answer kept (a concurrent request's, if it was first).
+ */
+export async function recordAnswer(store: EventStore, stream: string, answer: string, at: number): Promise<string> {
+  const record = await readBatch(store, stream);
+  if (!record) throw new AppError('NOT_FOUND', 'no batch was recorded under this key', { field: ['idempotencyKey'] });
+  if (record.answer !== undefined) return record.answer;
+  try {
+    await store.appendToStream(stream, [{ type: 'BatchAnswered', data: { answer, at } }], { expectedRevision: 0 });
+    return answer;
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    return (await readBatch(store, stream))!.answer!;
+  }
 }
 
 /** Records the batch, or returns the record a concurrent request with the same key wrote first. */

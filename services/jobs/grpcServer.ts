@@ -86,8 +86,10 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
     addJobs: async (r) => {
       // Decoding the batch took this turn: the next one is given at once.
       const inputs = await slicedMap(r.jobs, (j) => settingsFromProto(j), timeSlicer({ yieldFirst: true }));
-      return jobs(await service.addJobs(Number(r.accountId), inputs, r.jobs.map((_, i) => order(r.runs[i])), r.idempotencyKey ?? null));
+      const { entries, answer } = await service.addJobs(Number(r.accountId), inputs, r.jobs.map((_, i) => order(r.runs[i])), r.idempotencyKey ?? null);
+      return answer === undefined ? jobs(entries) : { jobs: [], batchAnswer: answer };
     },
+    recordBatchAnswer: async (r) => ({ answer: await service.recordBatchAnswer(Number(r.accountId), r.idempotencyKey, r.answer) }),
     editJobs: async (r) =>
       jobs(
         await service.editJobs(

@@ -23,7 +23,7 @@ import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
 import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
 import { createAccountService } from './accountService.ts';
-import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
+import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordAnswer, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import { createCommands } from './commands.ts';
 import { createJobSlots } from './jobSlots.ts';
 import { createGroupService } from './groupService.ts';
@@ -111,10 +111,11 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
 
     /**
      * Creates a batch of jobs. With an idempotency key the batch is recorded first (batchRecord.ts)
-     * and a retry completes it under the same ids; without one, a store failure part way leaves
-     * the jobs written so far, and the error says so.
+     * and a retry completes it under the same ids, or answers the answer recorded for it
+     * (`answer`, with no entries); without one, a store failure part way leaves the jobs written
+     * so far, and the error says so.
      */
-    async addJobs(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null = null): Promise<JobEntry[]> {
+    async addJobs(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null = null): Promise<{ entries: JobEntry[]; answer?: string }> {
       const owner = account(accountId);
       if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
       checkBatchSize(inputs.length, 'data');
@@ -126,6 +127,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         stream = batchStream(accountId, idempotencyKey);
         record = await storeFailure(() => readBatch(store, stream!), true);
         if (record) sameBatch(record, hash);
+        if (record?.answer !== undefined) return { entries: [], answer: record.answer };
       }
       // A quick refusal from the view; the reservation below is what holds under concurrency.
       if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
@@ -164,8 +166,8 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
           sameBatch(record, hash);
         }
         const jobIds = record.ids;
-        // The answer is each job as this batch created it, so a replay answers what the first call
-        // did, whatever happened to the jobs since (edited, deleted).
+        // Each job as this batch created it, whatever happened to it since (edited, deleted): what
+        // the gateway's answer is made from, until that answer is recorded (recordBatchAnswer).
         const answers: CronJob[] = [];
         const write = async (id: number, i: number) => {
           // On a retry, what the first attempt already wrote is read back, not written again.
@@ -187,8 +189,15 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
         };
         await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
         // The state folded from the stream's first event: revision 0.
-        return answers.map((job) => ({ job, points: jobPoints(job), revision: 0 }));
+        return { entries: answers.map((job) => ({ job, points: jobPoints(job), revision: 0 })) };
       }, idempotencyKey !== null);
+    },
+
+    /** Keeps the first answer made for a batch sent with an idempotency key; returns the one kept. */
+    async recordBatchAnswer(accountId: number, idempotencyKey: string, answer: string): Promise<string> {
+      account(accountId);
+      checkIdempotencyKey(idempotencyKey);
+      return storeFailure(() => recordAnswer(store, batchStream(accountId, idempotencyKey), answer, now()), true);
     },
 
     async editJobs(accountId: number, target: { ids: number[] } | { groupId: number }, input: SettingsInput, run: ExtraRun | null): Promise<JobEntry[]> {

@@ -2,7 +2,7 @@ import { systemClock } from '../../shared/clock.ts';
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
-import { loadConfigOrExit } from '../../shared/config.ts';
+import { loadConfigOrExit, opsHost } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
@@ -30,7 +30,7 @@ const bus = config.NATS_URL ? measuredBus(await connectNatsBus(config.NATS_URL, 
 if (bus) await ensureTopology(bus);
 else log.warn('NATS_URL is not set: execution outcomes will not be counted');
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: opsHost(config, 'distributed'), port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 const server = await startJobsService({
   store,
   bus,

@@ -1,7 +1,7 @@
 import { measuredBus } from '../../shared/bus/measuredBus.ts';
 import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
-import { loadConfigOrExit } from '../../shared/config.ts';
+import { loadConfigOrExit, opsHost } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
@@ -33,7 +33,7 @@ const service = await startLogsService({ bus, ...(db.kind === 'postgres' ? { dbU
   },
 );
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: opsHost(config, 'distributed'), port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await service.stop();

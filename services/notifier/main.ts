@@ -3,7 +3,7 @@ import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
+import { loadConfigOrExit, opsHost, smtpSettings } from '../../shared/config.ts';
 import { secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
@@ -54,7 +54,7 @@ const notifier = await startNotifierService({
   process.exit(1);
 });
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: opsHost(config, 'distributed'), port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await notifier.stop();

@@ -2,7 +2,7 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import { natsAuthOrExit } from '../../shared/bus/natsAuth.ts';
 import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { loadConfigOrExit } from '../../shared/config.ts';
+import { loadConfigOrExit, opsHost } from '../../shared/config.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
@@ -33,7 +33,7 @@ try {
 }
 const server = await startPlannerService({ store, bus, readiness, clock: systemClock, log, address: `${config.GRPC_HOST}:${config.PLANNER_GRPC_PORT}`, credentials, leadMs: config.TOCK_DISPATCH_LEAD_MS });
 collectProcessMetrics();
-const ops = await startOpsServer({ host: config.OPS_HOST, port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
+const ops = await startOpsServer({ host: opsHost(config, 'distributed'), port: config.OPS_PORT, ready: () => readiness.ready(), metrics: () => renderMetrics(), log });
 onShutdown(log, async () => {
   await ops.stop();
   await server.stop();

@@ -58,7 +58,7 @@ async function measure(count: () => Promise<number>) {
 
 async function embedded(targetUrl: string) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TOCK_BOOTSTRAP_TOKEN: TOKEN, TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'error' });
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', OPS_PORT: '0', TOCK_BOOTSTRAP_TOKEN: TOKEN, TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'error' });
   const system = await startEmbedded({ config, log: createLogger('bench', {}, 'error'), print: () => {} });
   try {
     await addJobs(apiClient(`http://127.0.0.1:${system.port}`, TOKEN), targetUrl, EMBEDDED_JOBS);

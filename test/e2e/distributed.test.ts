@@ -7,7 +7,8 @@ import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../suppo
 import { capture } from '../support/capture.ts';
 import { makeTestPki, tlsEnv } from '../support/certs.ts';
 import { nth } from '../support/nth.ts';
-import { distributedEnv, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { sampleSum } from '../support/metricsText.ts';
+import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { natsForThisSuite } from '../support/natsServer.ts';
@@ -21,11 +22,14 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
   const procs: ServiceProcess[] = [];
   let env: DistributedEnv;
   let api: ReturnType<typeof apiClient>;
+  let gatewayOps: string;
 
   before(async () => {
     env = await distributedEnv(dataDir, { NATS_URL: nats.url, ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
     procs.push(await startService('jobs', env, /jobs service listening/));
-    procs.push(await startService('gateway', env, /gateway listening/));
+    const opsPort = await freePort();
+    gatewayOps = `http://127.0.0.1:${opsPort}`;
+    procs.push(await startService('gateway', { ...env, OPS_PORT: String(opsPort) }, /gateway listening/));
     const created = await runCli(['account', 'create', '--name', 'dist'], env);
     expect(created.code, created.stderr).to.equal(0);
     const token = capture(/token: ([A-Za-z0-9]{32})/, created.stdout);
@@ -43,6 +47,20 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
     const added: any = await ok(api.call('cron_add', { url: 'https://example.com/d', expression: '0 12 * * *', name: 'dist' }));
     expect(added).to.include({ url: 'https://example.com/d', name: 'dist', status: 0 });
     expect(await ok(api.call('cron_get', { id: added.id }))).to.deep.equal(added);
+  });
+
+  it('serves /metrics on its operations port only: the public port answers 404 and keeps /healthz and /readyz', async () => {
+    await ok(api.call('cron_list'));
+    const onPublic = await fetch(`http://127.0.0.1:${env.PORT}/metrics`);
+    expect(onPublic.status).to.equal(404);
+    expect(await onPublic.text()).not.to.include('tock_');
+    for (const path of ['/healthz', '/readyz']) {
+      expect((await fetch(`http://127.0.0.1:${env.PORT}${path}`)).status, `public ${path}`).to.equal(200);
+      expect((await fetch(`${gatewayOps}${path}`)).status, `ops ${path}`).to.equal(200);
+    }
+    const scraped = await fetch(`${gatewayOps}/metrics`);
+    expect(scraped.status).to.equal(200);
+    expect(sampleSum(await scraped.text(), 'tock_api_request_duration_seconds_count', { function: 'cron_list', code: '0' })).to.be.at.least(1);
   });
 
   it('keeps jobs when the jobs process is killed and restarted (rebuilt from the event store)', async () => {

@@ -19,14 +19,14 @@ describe('a process whose log destination fails keeps serving', function () {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   async function start(stdout: 'pipe' | number, stderr: 'pipe' | number) {
-    const port = await freePort();
+    const [port, opsPort] = [await freePort(), await freePort()];
     const child = spawn(process.execPath, ['--import', 'tsx', 'services/embedded/main.ts'], {
-      env: { ...process.env, DATA_DIR: join(dataDir, String(port)), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'debug', TOCK_RATE_LIMIT: '0', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN },
+      env: { ...process.env, DATA_DIR: join(dataDir, String(port)), PORT: String(port), HOST: '127.0.0.1', OPS_PORT: String(opsPort), LOG_LEVEL: 'debug', TOCK_RATE_LIMIT: '0', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN },
       stdio: ['ignore', stdout, stderr],
     });
     let exited: number | string | null = null;
     child.once('exit', (code, signal) => (exited = code ?? signal));
-    return { child, base: `http://127.0.0.1:${port}`, exited: () => exited };
+    return { child, base: `http://127.0.0.1:${port}`, ops: `http://127.0.0.1:${opsPort}`, exited: () => exited };
   }
 
   // Every API request writes an access line; a bad one writes a warning or more.
@@ -52,7 +52,7 @@ describe('a process whose log destination fails keeps serving', function () {
       await waitFor(async () => p.exited() !== null || (await fetch(`${p.base}/healthz`).then((r) => r.ok, () => false)), 'the gateway', 120_000);
       expect(p.exited(), 'still running after its start-up lines').to.equal(null);
       await exercise(p.base);
-      const metrics = await (await fetch(`${p.base}/metrics`)).text();
+      const metrics = await (await fetch(`${p.ops}/metrics`)).text();
       expect(sampleSum(metrics, 'tock_log_write_errors_total'), 'the lost lines are counted').to.be.above(0);
       expect(p.exited()).to.equal(null);
     } finally {

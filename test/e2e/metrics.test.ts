@@ -5,8 +5,8 @@ import { sampleSum, samples } from '../support/metricsText.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
 
-/** Embedded mode: the gateway's /metrics shows every service, the executor thread's runs included. */
-describe('metrics (embedded /metrics)', function () {
+/** Embedded mode: /metrics on the operations port shows every service, the executor thread's runs included. */
+describe('metrics (embedded /metrics on the operations port)', function () {
   this.timeout(30_000);
 
   for (const thread of ['on', 'off']) {
@@ -14,8 +14,13 @@ describe('metrics (embedded /metrics)', function () {
       const target = await startTarget((r) => ({ status: r.url.startsWith('/fail') ? 500 : 200 }));
       const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_EXECUTOR_THREAD: thread } });
       try {
+        // Counters of every account together: never on the public port.
+        const onPublic = await rawRequest(system.baseUrl, '/metrics', { method: 'GET' });
+        expect(onPublic.http).to.equal(404);
+        expect(onPublic.text).not.to.include('tock_');
+        expect((await rawRequest(system.baseUrl, '/healthz', { method: 'GET' })).http, 'probes keep the public port').to.equal(200);
         const scrape = async () => {
-          const r = await rawRequest(system.baseUrl, '/metrics', { method: 'GET' });
+          const r = await rawRequest(system.opsUrl, '/metrics', { method: 'GET' });
           expect(r.http).to.equal(200);
           expect(r.headers.get('content-type')).to.match(/^text\/plain/);
           return r.text;

@@ -58,7 +58,7 @@ describe('the start command (embedded mode as a real process)', function () {
   const start = (env: Record<string, string>) =>
     new Promise<{ child: ChildProcess; port: number; output: string[] }>((resolve, reject) => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'services/embedded/main.ts'], {
-        env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TOCK_RATE_LIMIT: '0', ...env },
+        env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', OPS_PORT: '0', LOG_LEVEL: 'warn', TOCK_RATE_LIMIT: '0', ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const output: string[] = [];

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGatewayService } from '../../services/gateway/service.ts';
+import { batchStream } from '../../services/jobs/batchRecord.ts';
 import { startJobsService } from '../../services/jobs/service.ts';
 import { systemClock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
@@ -47,6 +48,7 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
   let jobs: Awaited<ReturnType<typeof startJobsService>>;
   let gateway: Awaited<ReturnType<typeof startGatewayService>>;
   let token: string;
+  let accountId: number;
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tock-batch-fault-'));
@@ -62,7 +64,9 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     });
     const client = createClient(JobsService, jobs.addresses.grpc, credentials.service);
     gateway = await startGatewayService({ clients: { jobs: client }, rateLimit: { rate: 0, burst: 0 }, log, host: '127.0.0.1', port: 0 });
-    ({ token } = await createClient(AdminService, jobs.addresses.admin, credentials.admin).createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 }));
+    const created = await createClient(AdminService, jobs.addresses.admin, credentials.admin).createAccount({ name: 'batch', timezone: 'UTC', jobLimit: 0 });
+    token = created.token;
+    accountId = Number(created.account!.id);
   });
   after(async () => {
     await gateway.stop();
@@ -97,7 +101,7 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     expect(retried.json.data.map((j: { name: string }) => j.name)).to.deep.equal(names);
     for (const job of partial) expect(ids).to.include(job.id);
     const again = await batch(names, { 'X-Idempotency-Key': 'batch-1' });
-    expect(again.json.data.map((j: { id: number }) => j.id)).to.deep.equal(ids);
+    expect(again.text, 'the answer of the retry that completed the batch').to.equal(retried.text);
 
     const all = (await list()).filter((j) => names.includes(j.name));
     expect(all.map((j) => j.name).sort(), 'each job exactly once').to.deep.equal(names);
@@ -122,6 +126,16 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     const bad = await body(['p4'], 'has space');
     expect(bad.json).to.include({ code: 3 });
     expect((await list()).filter((j) => /^p\d$/.test(j.name)).map((j) => j.name).sort()).to.deep.equal(['p1', 'p2']);
+  });
+
+  it('concurrent sends of one batch with one key answer the same bytes, one answer kept', async () => {
+    const names = ['c1', 'c2', 'c3'];
+    const answers = await Promise.all([1, 2, 3, 4].map(() => batch(names, { 'X-Idempotency-Key': 'concurrent-1' })));
+    for (const a of answers) expect(a.http, a.text).to.equal(200);
+    expect(new Set(answers.map((a) => a.text)).size).to.equal(1);
+    expect((await list()).filter((j) => names.includes(j.name))).to.have.length(3);
+    const recorded = await store.readStream(batchStream(accountId, 'concurrent-1'));
+    expect(recorded.map((e) => e.type)).to.deep.equal(['BatchStarted', 'BatchAnswered']);
   });
 
   it('without a key: 503 + Retry-After, and the answer says the batch may be partly written', async () => {

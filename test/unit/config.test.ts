@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../shared/config.ts';
+import { ConfigError, loadConfig, opsHost } from '../../shared/config.ts';
 import { describeStore, eventStoreUrl, logsStoreChoice } from '../../shared/openStore.ts';
 
 describe('config', () => {
@@ -10,6 +10,14 @@ describe('config', () => {
     expect(config.NATS_URL).to.equal(undefined);
     expect(config.ESDB_URL).to.equal(undefined);
     expect(config.TOCK_RATE_LIMIT).to.deep.equal({ rate: 1, burst: 1 });
+  });
+
+  it('keeps the operations port (/metrics) on loopback in embedded mode and on every interface for a service on its own, unless OPS_HOST says', () => {
+    expect(opsHost(loadConfig({}), 'embedded')).to.equal('127.0.0.1');
+    expect(opsHost(loadConfig({}), 'distributed')).to.equal('0.0.0.0');
+    expect(opsHost(loadConfig({ OPS_HOST: '0.0.0.0' }), 'embedded')).to.equal('0.0.0.0');
+    expect(opsHost(loadConfig({ OPS_HOST: ' ' }), 'embedded')).to.equal('127.0.0.1');
+    expect(opsHost(loadConfig({ OPS_HOST: '10.0.0.5' }), 'distributed')).to.equal('10.0.0.5');
   });
 
   it('parses rate/burst and 0 (off)', () => {

@@ -514,6 +514,10 @@ describe('deploy manifests (deploy/k8s)', () => {
       // Started means alive: an executor waiting for NATS at start must not be restarted for it.
       expect(executor.startupProbe?.httpGet?.path, 'executor startup').to.equal('/healthz');
       expect(containerPort(executor, executor.readinessProbe.httpGet.port), 'the executor ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
+      // The gateway's /metrics is on its operations port only, which its Service does not expose.
+      const gateway = containersOf(named(base, 'Deployment', 'gateway')!)[0]!;
+      expect(containerPort(gateway, 'ops'), 'the gateway ops port is OPS_PORT').to.equal(loadConfig({}).OPS_PORT);
+      expect(named(base, 'Service', 'gateway')!.spec.ports.map((p: Obj) => p.targetPort)).to.deep.equal(['http']);
     });
 
     it('gRPC services are probed on their ops port (the kubelet speaks no TLS to the gRPC port): /readyz for readiness, /healthz for liveness and startup', () => {

@@ -109,6 +109,8 @@ describe('monitoring manifests and dashboard (deploy/monitoring)', () => {
       for (const endpoint of monitor.spec.endpoints) expect(selected[0].spec.ports.map((p: any) => p.name), monitor.metadata.name).to.include(endpoint.port);
     }
     for (const s of docsOf('deploy/monitoring/metrics-services.yaml')) expect(s.spec.ports[0].targetPort, s.metadata.name).to.equal(9464);
+    // The gateway too: its API port answers /metrics with 404.
+    for (const monitor of monitors) expect(monitor.spec.endpoints.map((e: any) => e.port), monitor.metadata.name).to.deep.equal(['metrics']);
   });
 
   it('kubectl kustomize builds it (skipped without kubectl)', function () {
