@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/jobs.proto.
  */
 export const file_tock_v1_jobs: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0b2NrL3YxL2pvYnMucHJvdG8SB3RvY2sudjEihgYKB0Nyb25Kb2ISCgoCaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoAxISCgVncm91cBgDIAEoA0gAiAEBEhIKCmV4cHJlc3Npb24YBCABKAkSEAoIdGltZXpvbmUYBSABKAkSDgoGZmlsdGVyGAYgASgJEgsKA3VybBgHIAEoCRITCgtodHRwX21ldGhvZBgIIAEoCRIRCglwb3N0X2RhdGEYCSABKAkSFAoMaHR0cF9oZWFkZXJzGAogASgJEhAKCHVzZXJuYW1lGAsgASgJEhQKDGhhc19wYXNzd29yZBgMIAEoCBISCgp1c2VyX2FnZW50GA0gASgJEg8KB3RpbWVvdXQYDiABKAUSEQoJaW5zdGFuY2VzGA8gASgFEg0KBWRlbGF5GBAgASgFEg4KBm5vdGlmeRgRIAEoCBIUCgxub3RpZnlfZXZlcnkYEiABKAUSFAoMbm90aWZ5X21hdGNoGBMgASgJEhgKC25vdGlmeV90aW1lGBQgASgFSAGIAQESGQoRZmFpbHVyZV90aHJlc2hvbGQYFSABKAUSDwoHa2V5d29yZBgWIAEoCRIPCgdwYXR0ZXJuGBcgASgJEgwKBG5hbWUYGCABKAkSDAoEZmFpbBgZIAEoBRIOCgZzdGF0dXMYGiABKAUSDgoGcG9pbnRzGBsgASgFEhkKDHBhdXNlZF91bnRpbBgcIAEoA0gCiAEBEhUKCG5leHRfcnVuGB0gASgDSAOIAQESEgoKY3JlYXRlZF9hdBgeIAEoAxISCgp1cGRhdGVkX2F0GB8gASgDEg8KB2RlbGV0ZWQYICABKAgSFwoPbm90aWZ5X2NoYW5uZWxzGCEgASgJEg8KB3JldHJpZXMYKCABKAUSFQoNcmV0cnlfYmFja29mZhgpIAEoBRIPCgdkc3RfZ2FwGDIgASgJEhMKC2RzdF9vdmVybGFwGDMgASgJQggKBl9ncm91cEIOCgxfbm90aWZ5X3RpbWVCDwoNX3BhdXNlZF91bnRpbEILCglfbmV4dF9ydW4iiQgKC0pvYlNldHRpbmdzEhAKA3VybBgBIAEoCUgAiAEBEhcKCmV4cHJlc3Npb24YAiABKAlIAYgBARITCgZmaWx0ZXIYAyABKAlIAogBARISCgVkZWxheRgEIAEoBUgDiAEBEhUKCHRpbWV6b25lGAUgASgJSASIAQESFAoHdGltZW91dBgGIAEoBUgFiAEBEhYKCWluc3RhbmNlcxgHIAEoBUgGiAEBEhUKCHVzZXJuYW1lGAggASgJSAeIAQESFQoIcGFzc3dvcmQYCSABKAlICIgBARIYCgtodHRwX21ldGhvZBgKIAEoCUgJiAEBEhYKCXBvc3RfZGF0YRgLIAEoCUgKiAEBEhkKDGh0dHBfaGVhZGVycxgMIAEoCUgLiAEBEhcKCnVzZXJfYWdlbnQYDSABKAlIDIgBARITCgZub3RpZnkYDiABKAhIDYgBARIZCgxub3RpZnlfZXZlcnkYDyABKAVIDogBARIZCgxub3RpZnlfbWF0Y2gYECABKAlID4gBARIYCgtub3RpZnlfdGltZRgRIAEoBUgQiAEBEh4KEWZhaWx1cmVfdGhyZXNob2xkGBIgASgFSBGIAQESFAoHa2V5d29yZBgTIAEoCUgSiAEBEhQKB3BhdHRlcm4YFCABKAlIE4gBARISCgVncm91cBgVIAEoA0gUiAEBEhEKBG5hbWUYFiABKAlIFYgBARIcCg9ub3RpZnlfY2hhbm5lbHMYFyABKAlIFogBARIUCgdyZXRyaWVzGB4gASgFSBeIAQESGgoNcmV0cnlfYmFja29mZhgfIAEoBUgYiAEBEhQKB2RzdF9nYXAYMiABKAlIGYgBARIYCgtkc3Rfb3ZlcmxhcBgzIAEoCUgaiAEBQgYKBF91cmxCDQoLX2V4cHJlc3Npb25CCQoHX2ZpbHRlckIICgZfZGVsYXlCCwoJX3RpbWV6b25lQgoKCF90aW1lb3V0QgwKCl9pbnN0YW5jZXNCCwoJX3VzZXJuYW1lQgsKCV9wYXNzd29yZEIOCgxfaHR0cF9tZXRob2RCDAoKX3Bvc3RfZGF0YUIPCg1faHR0cF9oZWFkZXJzQg0KC191c2VyX2FnZW50QgkKB19ub3RpZnlCDwoNX25vdGlmeV9ldmVyeUIPCg1fbm90aWZ5X21hdGNoQg4KDF9ub3RpZnlfdGltZUIUChJfZmFpbHVyZV90aHJlc2hvbGRCCgoIX2tleXdvcmRCCgoIX3BhdHRlcm5CCAoGX2dyb3VwQgcKBV9uYW1lQhIKEF9ub3RpZnlfY2hhbm5lbHNCCgoIX3JldHJpZXNCEAoOX3JldHJ5X2JhY2tvZmZCCgoIX2RzdF9nYXBCDgoMX2RzdF9vdmVybGFwIjkKCFJ1bk9yZGVyEgsKA3J1bhgBIAEoAxIUCgdwYXlsb2FkGAIgASgJSACIAQFCCgoIX3BheWxvYWQimwEKDkFkZEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSIgoEam9icxgCIAMoCzIULnRvY2sudjEuSm9iU2V0dGluZ3MSHwoEcnVucxgDIAMoCzIRLnRvY2sudjEuUnVuT3JkZXISHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSKrAQoPRWRpdEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEhUKCGdyb3VwX2lkGAMgASgDSACIAQESJgoIc2V0dGluZ3MYBCABKAsyFC50b2NrLnYxLkpvYlNldHRpbmdzEiMKA3J1bhgFIAEoCzIRLnRvY2sudjEuUnVuT3JkZXJIAYgBAUILCglfZ3JvdXBfaWRCBgoEX3J1biJ9ChBKb2JBY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEiIKBmFjdGlvbhgDIAEoDjISLnRvY2sudjEuSm9iQWN0aW9uEhYKCXBhdXNlX2ZvchgEIAEoCUgAiAEBQgwKCl9wYXVzZV9mb3IiLwoNR2V0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDIncKD0xpc3RKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDwoHa2V5d29yZBgEIAEoCRIVCghncm91cF9pZBgFIAEoA0gAiAEBQgsKCV9ncm91cF9pZCIrCglKb2JzUmVwbHkSHgoEam9icxgBIAMoCzIQLnRvY2sudjEuQ3JvbkpvYiJfCg1SdW5Kb2JSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDAoEdGltZRgDIAEoAxIUCgdwYXlsb2FkGAQgASgJSACIAQFCCgoIX3BheWxvYWQiGQoLUnVuSm9iUmVwbHkSCgoCYXQYASABKAMiTQoOSGlzdG9yeVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIMCgRwYWdlGAMgASgFEg0KBWxpbWl0GAQgASgFImMKDEhpc3RvcnlFbnRyeRIQCghyZXZpc2lvbhgBIAEoAxIMCgR0aW1lGAIgASgDEgwKBHR5cGUYAyABKAkSEQoJZGF0YV9qc29uGAQgASgJEhIKCmFjY291bnRfaWQYBSABKAMiNgoMSGlzdG9yeVJlcGx5EiYKB2VudHJpZXMYASADKAsyFS50b2NrLnYxLkhpc3RvcnlFbnRyeSJGCgVHcm91cBIKCgJpZBgBIAEoAxIMCgRuYW1lGAIgASgJEhEKCWpvYl9jb3VudBgDIAEoBRIQCghwcmlvcml0eRgEIAEoBSJuCgxHcm91cFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIRCgRuYW1lGAMgASgJSACIAQESFQoIcHJpb3JpdHkYBCABKAVIAYgBAUIHCgVfbmFtZUILCglfcHJpb3JpdHkiXAoSR3JvdXBEZWxldGVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSJgoEbW9kZRgDIAEoDjIYLnRvY2sudjEuR3JvdXBEZWxldGVNb2RlIkMKEUxpc3RHcm91cHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSEQoEbmFtZRgCIAEoCUgAiAEBQgcKBV9uYW1lIk0KC0dyb3Vwc1JlcGx5Eh4KBmdyb3VwcxgBIAMoCzIOLnRvY2sudjEuR3JvdXASHgoEam9icxgCIAMoCzIQLnRvY2sudjEuQ3JvbkpvYiJuCgdBY2NvdW50EgoKAmlkGAEgASgDEgwKBG5hbWUYAiABKAkSEAoIdGltZXpvbmUYAyABKAkSEQoJam9iX2xpbWl0GAQgASgFEhAKCGRpc2FibGVkGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAMiKQoTQXV0aGVudGljYXRlUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJIkAKDkFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgDEhUKCHRpbWV6b25lGAIgASgJSACIAQFCCwoJX3RpbWV6b25lInoKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIdGltZXpvbmUYAiABKAkSEgoFdG9rZW4YAyABKAlIAIgBARIWCglqb2JfbGltaXQYBCABKAVIAYgBAUIICgZfdG9rZW5CDAoKX2pvYl9saW1pdCJcChBBY2NvdW50V2l0aFRva2VuEiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSDQoFdG9rZW4YAiABKAkSFgoOc2lnbmluZ19zZWNyZXQYAyABKAkibQoSU2lnbmluZ1NlY3JldFJlcGx5EiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSFgoOc2lnbmluZ19zZWNyZXQYAiABKAkSHAoUcHJldmlvdXNfdmFsaWRfdW50aWwYAyABKAMiFQoTTGlzdEFjY291bnRzUmVxdWVzdCIpChZEZWxldGVBY2NvdW50Sm9ic1JlcGx5Eg8KB2RlbGV0ZWQYASABKAUiMwoNQWNjb3VudHNSZXBseRIiCghhY2NvdW50cxgBIAMoCzIQLnRvY2sudjEuQWNjb3VudCqDAQoJSm9iQWN0aW9uEhoKFkpPQl9BQ1RJT05fVU5TUEVDSUZJRUQQABIVChFKT0JfQUNUSU9OX0VOQUJMRRABEhYKEkpPQl9BQ1RJT05fRElTQUJMRRACEhQKEEpPQl9BQ1RJT05fUEFVU0UQAxIVChFKT0JfQUNUSU9OX0RFTEVURRAEKo4BCg9Hcm91cERlbGV0ZU1vZGUSIQodR1JPVVBfREVMRVRFX01PREVfVU5TUEVDSUZJRUQQABIdChlHUk9VUF9ERUxFVEVfTU9ERV9VTkdST1VQEAESHAoYR1JPVVBfREVMRVRFX01PREVfVkFOSVNIEAISGwoXR1JPVVBfREVMRVRFX01PREVfRU1QVFkQAzK9BwoLSm9ic1NlcnZpY2USNgoHQWRkSm9icxIXLnRvY2sudjEuQWRkSm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRI4CghFZGl0Sm9icxIYLnRvY2sudjEuRWRpdEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSPAoLQXBwbHlBY3Rpb24SGS50b2NrLnYxLkpvYkFjdGlvblJlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRIyCgZHZXRKb2ISFi50b2NrLnYxLkdldEpvYlJlcXVlc3QaEC50b2NrLnYxLkNyb25Kb2ISOAoITGlzdEpvYnMSGC50b2NrLnYxLkxpc3RKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjYKBlJ1bkpvYhIWLnRvY2sudjEuUnVuSm9iUmVxdWVzdBoULnRvY2sudjEuUnVuSm9iUmVwbHkSPAoKSm9iSGlzdG9yeRIXLnRvY2sudjEuSGlzdG9yeVJlcXVlc3QaFS50b2NrLnYxLkhpc3RvcnlSZXBseRIxCghBZGRHcm91cBIVLnRvY2sudjEuR3JvdXBSZXF1ZXN0Gg4udG9jay52MS5Hcm91cBIyCglFZGl0R3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASMQoIR2V0R3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASPgoKTGlzdEdyb3VwcxIaLnRvY2sudjEuTGlzdEdyb3Vwc1JlcXVlc3QaFC50b2NrLnYxLkdyb3Vwc1JlcGx5EkAKC0RlbGV0ZUdyb3VwEhsudG9jay52MS5Hcm91cERlbGV0ZVJlcXVlc3QaFC50b2NrLnYxLkdyb3Vwc1JlcGx5Ej4KDEF1dGhlbnRpY2F0ZRIcLnRvY2sudjEuQXV0aGVudGljYXRlUmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI3CgpHZXRBY2NvdW50EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI4CgtFZGl0QWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSSwoTUm90YXRlU2lnbmluZ1NlY3JldBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGy50b2NrLnYxLlNpZ25pbmdTZWNyZXRSZXBseTK4BAoMQWRtaW5TZXJ2aWNlEkkKDUNyZWF0ZUFjY291bnQSHS50b2NrLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GhkudG9jay52MS5BY2NvdW50V2l0aFRva2VuEkQKDExpc3RBY2NvdW50cxIcLnRvY2sudjEuTGlzdEFjY291bnRzUmVxdWVzdBoWLnRvY2sudjEuQWNjb3VudHNSZXBseRJBCgtSb3RhdGVUb2tlbhIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGS50b2NrLnYxLkFjY291bnRXaXRoVG9rZW4SOwoORGlzYWJsZUFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50EksKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhsudG9jay52MS5TaWduaW5nU2VjcmV0UmVwbHkSOgoNRW5hYmxlQWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSPwoPTGlzdEFjY291bnRKb2JzEhgudG9jay52MS5MaXN0Sm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRJNChFEZWxldGVBY2NvdW50Sm9icxIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaHy50b2NrLnYxLkRlbGV0ZUFjY291bnRKb2JzUmVwbHliBnByb3RvMw");
+  fileDesc("ChJ0b2NrL3YxL2pvYnMucHJvdG8SB3RvY2sudjEihgYKB0Nyb25Kb2ISCgoCaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoAxISCgVncm91cBgDIAEoA0gAiAEBEhIKCmV4cHJlc3Npb24YBCABKAkSEAoIdGltZXpvbmUYBSABKAkSDgoGZmlsdGVyGAYgASgJEgsKA3VybBgHIAEoCRITCgtodHRwX21ldGhvZBgIIAEoCRIRCglwb3N0X2RhdGEYCSABKAkSFAoMaHR0cF9oZWFkZXJzGAogASgJEhAKCHVzZXJuYW1lGAsgASgJEhQKDGhhc19wYXNzd29yZBgMIAEoCBISCgp1c2VyX2FnZW50GA0gASgJEg8KB3RpbWVvdXQYDiABKAUSEQoJaW5zdGFuY2VzGA8gASgFEg0KBWRlbGF5GBAgASgFEg4KBm5vdGlmeRgRIAEoCBIUCgxub3RpZnlfZXZlcnkYEiABKAUSFAoMbm90aWZ5X21hdGNoGBMgASgJEhgKC25vdGlmeV90aW1lGBQgASgFSAGIAQESGQoRZmFpbHVyZV90aHJlc2hvbGQYFSABKAUSDwoHa2V5d29yZBgWIAEoCRIPCgdwYXR0ZXJuGBcgASgJEgwKBG5hbWUYGCABKAkSDAoEZmFpbBgZIAEoBRIOCgZzdGF0dXMYGiABKAUSDgoGcG9pbnRzGBsgASgFEhkKDHBhdXNlZF91bnRpbBgcIAEoA0gCiAEBEhUKCG5leHRfcnVuGB0gASgDSAOIAQESEgoKY3JlYXRlZF9hdBgeIAEoAxISCgp1cGRhdGVkX2F0GB8gASgDEg8KB2RlbGV0ZWQYICABKAgSFwoPbm90aWZ5X2NoYW5uZWxzGCEgASgJEg8KB3JldHJpZXMYKCABKAUSFQoNcmV0cnlfYmFja29mZhgpIAEoBRIPCgdkc3RfZ2FwGDIgASgJEhMKC2RzdF9vdmVybGFwGDMgASgJQggKBl9ncm91cEIOCgxfbm90aWZ5X3RpbWVCDwoNX3BhdXNlZF91bnRpbEILCglfbmV4dF9ydW4iiQgKC0pvYlNldHRpbmdzEhAKA3VybBgBIAEoCUgAiAEBEhcKCmV4cHJlc3Npb24YAiABKAlIAYgBARITCgZmaWx0ZXIYAyABKAlIAogBARISCgVkZWxheRgEIAEoBUgDiAEBEhUKCHRpbWV6b25lGAUgASgJSASIAQESFAoHdGltZW91dBgGIAEoBUgFiAEBEhYKCWluc3RhbmNlcxgHIAEoBUgGiAEBEhUKCHVzZXJuYW1lGAggASgJSAeIAQESFQoIcGFzc3dvcmQYCSABKAlICIgBARIYCgtodHRwX21ldGhvZBgKIAEoCUgJiAEBEhYKCXBvc3RfZGF0YRgLIAEoCUgKiAEBEhkKDGh0dHBfaGVhZGVycxgMIAEoCUgLiAEBEhcKCnVzZXJfYWdlbnQYDSABKAlIDIgBARITCgZub3RpZnkYDiABKAhIDYgBARIZCgxub3RpZnlfZXZlcnkYDyABKAVIDogBARIZCgxub3RpZnlfbWF0Y2gYECABKAlID4gBARIYCgtub3RpZnlfdGltZRgRIAEoBUgQiAEBEh4KEWZhaWx1cmVfdGhyZXNob2xkGBIgASgFSBGIAQESFAoHa2V5d29yZBgTIAEoCUgSiAEBEhQKB3BhdHRlcm4YFCABKAlIE4gBARISCgVncm91cBgVIAEoA0gUiAEBEhEKBG5hbWUYFiABKAlIFYgBARIcCg9ub3RpZnlfY2hhbm5lbHMYFyABKAlIFogBARIUCgdyZXRyaWVzGB4gASgFSBeIAQESGgoNcmV0cnlfYmFja29mZhgfIAEoBUgYiAEBEhQKB2RzdF9nYXAYMiABKAlIGYgBARIYCgtkc3Rfb3ZlcmxhcBgzIAEoCUgaiAEBQgYKBF91cmxCDQoLX2V4cHJlc3Npb25CCQoHX2ZpbHRlckIICgZfZGVsYXlCCwoJX3RpbWV6b25lQgoKCF90aW1lb3V0QgwKCl9pbnN0YW5jZXNCCwoJX3VzZXJuYW1lQgsKCV9wYXNzd29yZEIOCgxfaHR0cF9tZXRob2RCDAoKX3Bvc3RfZGF0YUIPCg1faHR0cF9oZWFkZXJzQg0KC191c2VyX2FnZW50QgkKB19ub3RpZnlCDwoNX25vdGlmeV9ldmVyeUIPCg1fbm90aWZ5X21hdGNoQg4KDF9ub3RpZnlfdGltZUIUChJfZmFpbHVyZV90aHJlc2hvbGRCCgoIX2tleXdvcmRCCgoIX3BhdHRlcm5CCAoGX2dyb3VwQgcKBV9uYW1lQhIKEF9ub3RpZnlfY2hhbm5lbHNCCgoIX3JldHJpZXNCEAoOX3JldHJ5X2JhY2tvZmZCCgoIX2RzdF9nYXBCDgoMX2RzdF9vdmVybGFwIjkKCFJ1bk9yZGVyEgsKA3J1bhgBIAEoAxIUCgdwYXlsb2FkGAIgASgJSACIAQFCCgoIX3BheWxvYWQimwEKDkFkZEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSIgoEam9icxgCIAMoCzIULnRvY2sudjEuSm9iU2V0dGluZ3MSHwoEcnVucxgDIAMoCzIRLnRvY2sudjEuUnVuT3JkZXISHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSKrAQoPRWRpdEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEhUKCGdyb3VwX2lkGAMgASgDSACIAQESJgoIc2V0dGluZ3MYBCABKAsyFC50b2NrLnYxLkpvYlNldHRpbmdzEiMKA3J1bhgFIAEoCzIRLnRvY2sudjEuUnVuT3JkZXJIAYgBAUILCglfZ3JvdXBfaWRCBgoEX3J1biJ9ChBKb2JBY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEiIKBmFjdGlvbhgDIAEoDjISLnRvY2sudjEuSm9iQWN0aW9uEhYKCXBhdXNlX2ZvchgEIAEoCUgAiAEBQgwKCl9wYXVzZV9mb3IiLwoNR2V0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDIncKD0xpc3RKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDwoHa2V5d29yZBgEIAEoCRIVCghncm91cF9pZBgFIAEoA0gAiAEBQgsKCV9ncm91cF9pZCIrCglKb2JzUmVwbHkSHgoEam9icxgBIAMoCzIQLnRvY2sudjEuQ3JvbkpvYiJfCg1SdW5Kb2JSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDAoEdGltZRgDIAEoAxIUCgdwYXlsb2FkGAQgASgJSACIAQFCCgoIX3BheWxvYWQiGQoLUnVuSm9iUmVwbHkSCgoCYXQYASABKAMiZAoOSGlzdG9yeVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIMCgRwYWdlGAMgASgFEg0KBWxpbWl0GAQgASgFEhUKDXZlcnNpb25zX29ubHkYBSABKAgigAEKDVNldHRpbmdDaGFuZ2USDQoFZmllbGQYASABKAkSGAoLYmVmb3JlX2pzb24YAiABKAlIAIgBARIXCgphZnRlcl9qc29uGAMgASgJSAGIAQESDgoGc2VjcmV0GAQgASgIQg4KDF9iZWZvcmVfanNvbkINCgtfYWZ0ZXJfanNvbiLYAQoMSGlzdG9yeUVudHJ5EhAKCHJldmlzaW9uGAEgASgDEgwKBHRpbWUYAiABKAMSDAoEdHlwZRgDIAEoCRIRCglkYXRhX2pzb24YBCABKAkSEgoKYWNjb3VudF9pZBgFIAEoAxIUCgd2ZXJzaW9uGAYgASgDSACIAQESJwoHY2hhbmdlcxgHIAMoCzIWLnRvY2sudjEuU2V0dGluZ0NoYW5nZRIYCgtyb2xsYmFja190bxgIIAEoA0gBiAEBQgoKCF92ZXJzaW9uQg4KDF9yb2xsYmFja190byI2CgxIaXN0b3J5UmVwbHkSJgoHZW50cmllcxgBIAMoCzIVLnRvY2sudjEuSGlzdG9yeUVudHJ5IlMKD1JvbGxiYWNrUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEg8KB3ZlcnNpb24YAyABKAMSDwoHZHJ5X3J1bhgEIAEoCCI/Cg1Sb2xsYmFja1JlcGx5Eh0KA2pvYhgBIAEoCzIQLnRvY2sudjEuQ3JvbkpvYhIPCgdjaGFuZ2VkGAIgAygJIkYKBUdyb3VwEgoKAmlkGAEgASgDEgwKBG5hbWUYAiABKAkSEQoJam9iX2NvdW50GAMgASgFEhAKCHByaW9yaXR5GAQgASgFIm4KDEdyb3VwUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEhEKBG5hbWUYAyABKAlIAIgBARIVCghwcmlvcml0eRgEIAEoBUgBiAEBQgcKBV9uYW1lQgsKCV9wcmlvcml0eSJcChJHcm91cERlbGV0ZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxImCgRtb2RlGAMgASgOMhgudG9jay52MS5Hcm91cERlbGV0ZU1vZGUiQwoRTGlzdEdyb3Vwc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIRCgRuYW1lGAIgASgJSACIAQFCBwoFX25hbWUiTQoLR3JvdXBzUmVwbHkSHgoGZ3JvdXBzGAEgAygLMg4udG9jay52MS5Hcm91cBIeCgRqb2JzGAIgAygLMhAudG9jay52MS5Dcm9uSm9iIm4KB0FjY291bnQSCgoCaWQYASABKAMSDAoEbmFtZRgCIAEoCRIQCgh0aW1lem9uZRgDIAEoCRIRCglqb2JfbGltaXQYBCABKAUSEAoIZGlzYWJsZWQYBSABKAgSEgoKY3JlYXRlZF9hdBgGIAEoAyIpChNBdXRoZW50aWNhdGVSZXF1ZXN0EhIKCnRva2VuX2hhc2gYASABKAkiQAoOQWNjb3VudFJlcXVlc3QSCgoCaWQYASABKAMSFQoIdGltZXpvbmUYAiABKAlIAIgBAUILCglfdGltZXpvbmUiegoUQ3JlYXRlQWNjb3VudFJlcXVlc3QSDAoEbmFtZRgBIAEoCRIQCgh0aW1lem9uZRgCIAEoCRISCgV0b2tlbhgDIAEoCUgAiAEBEhYKCWpvYl9saW1pdBgEIAEoBUgBiAEBQggKBl90b2tlbkIMCgpfam9iX2xpbWl0IlwKEEFjY291bnRXaXRoVG9rZW4SIQoHYWNjb3VudBgBIAEoCzIQLnRvY2sudjEuQWNjb3VudBINCgV0b2tlbhgCIAEoCRIWCg5zaWduaW5nX3NlY3JldBgDIAEoCSJtChJTaWduaW5nU2VjcmV0UmVwbHkSIQoHYWNjb3VudBgBIAEoCzIQLnRvY2sudjEuQWNjb3VudBIWCg5zaWduaW5nX3NlY3JldBgCIAEoCRIcChRwcmV2aW91c192YWxpZF91bnRpbBgDIAEoAyIVChNMaXN0QWNjb3VudHNSZXF1ZXN0IikKFkRlbGV0ZUFjY291bnRKb2JzUmVwbHkSDwoHZGVsZXRlZBgBIAEoBSIzCg1BY2NvdW50c1JlcGx5EiIKCGFjY291bnRzGAEgAygLMhAudG9jay52MS5BY2NvdW50KoMBCglKb2JBY3Rpb24SGgoWSk9CX0FDVElPTl9VTlNQRUNJRklFRBAAEhUKEUpPQl9BQ1RJT05fRU5BQkxFEAESFgoSSk9CX0FDVElPTl9ESVNBQkxFEAISFAoQSk9CX0FDVElPTl9QQVVTRRADEhUKEUpPQl9BQ1RJT05fREVMRVRFEAQqjgEKD0dyb3VwRGVsZXRlTW9kZRIhCh1HUk9VUF9ERUxFVEVfTU9ERV9VTlNQRUNJRklFRBAAEh0KGUdST1VQX0RFTEVURV9NT0RFX1VOR1JPVVAQARIcChhHUk9VUF9ERUxFVEVfTU9ERV9WQU5JU0gQAhIbChdHUk9VUF9ERUxFVEVfTU9ERV9FTVBUWRADMv4HCgtKb2JzU2VydmljZRI2CgdBZGRKb2JzEhcudG9jay52MS5BZGRKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjgKCEVkaXRKb2JzEhgudG9jay52MS5FZGl0Sm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRI8CgtBcHBseUFjdGlvbhIZLnRvY2sudjEuSm9iQWN0aW9uUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjIKBkdldEpvYhIWLnRvY2sudjEuR2V0Sm9iUmVxdWVzdBoQLnRvY2sudjEuQ3JvbkpvYhI4CghMaXN0Sm9icxIYLnRvY2sudjEuTGlzdEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSNgoGUnVuSm9iEhYudG9jay52MS5SdW5Kb2JSZXF1ZXN0GhQudG9jay52MS5SdW5Kb2JSZXBseRI8CgpKb2JIaXN0b3J5EhcudG9jay52MS5IaXN0b3J5UmVxdWVzdBoVLnRvY2sudjEuSGlzdG9yeVJlcGx5Ej8KC1JvbGxiYWNrSm9iEhgudG9jay52MS5Sb2xsYmFja1JlcXVlc3QaFi50b2NrLnYxLlJvbGxiYWNrUmVwbHkSMQoIQWRkR3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASMgoJRWRpdEdyb3VwEhUudG9jay52MS5Hcm91cFJlcXVlc3QaDi50b2NrLnYxLkdyb3VwEjEKCEdldEdyb3VwEhUudG9jay52MS5Hcm91cFJlcXVlc3QaDi50b2NrLnYxLkdyb3VwEj4KCkxpc3RHcm91cHMSGi50b2NrLnYxLkxpc3RHcm91cHNSZXF1ZXN0GhQudG9jay52MS5Hcm91cHNSZXBseRJACgtEZWxldGVHcm91cBIbLnRvY2sudjEuR3JvdXBEZWxldGVSZXF1ZXN0GhQudG9jay52MS5Hcm91cHNSZXBseRI+CgxBdXRoZW50aWNhdGUSHC50b2NrLnYxLkF1dGhlbnRpY2F0ZVJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSNwoKR2V0QWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSOAoLRWRpdEFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50EksKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhsudG9jay52MS5TaWduaW5nU2VjcmV0UmVwbHkyuAQKDEFkbWluU2VydmljZRJJCg1DcmVhdGVBY2NvdW50Eh0udG9jay52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBoZLnRvY2sudjEuQWNjb3VudFdpdGhUb2tlbhJECgxMaXN0QWNjb3VudHMSHC50b2NrLnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaFi50b2NrLnYxLkFjY291bnRzUmVwbHkSQQoLUm90YXRlVG9rZW4SFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhkudG9jay52MS5BY2NvdW50V2l0aFRva2VuEjsKDkRpc2FibGVBY2NvdW50EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBJLChNSb3RhdGVTaWduaW5nU2VjcmV0EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBobLnRvY2sudjEuU2lnbmluZ1NlY3JldFJlcGx5EjoKDUVuYWJsZUFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50Ej8KD0xpc3RBY2NvdW50Sm9icxIYLnRvY2sudjEuTGlzdEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSTQoRRGVsZXRlQWNjb3VudEpvYnMSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0Gh8udG9jay52MS5EZWxldGVBY2NvdW50Sm9ic1JlcGx5YgZwcm90bzM");
 
 /**
  * A cron job as the API returns it (docs/api.md, Cron jobs). The password is never returned.
@@ -655,6 +655,13 @@ export type HistoryRequest = Message<"tock.v1.HistoryRequest"> & {
    * @generated from field: int32 limit = 4;
    */
   limit: number;
+
+  /**
+   * Only the entries that made a version (the job's creation and the changes of its settings).
+   *
+   * @generated from field: bool versions_only = 5;
+   */
+  versionsOnly: boolean;
 };
 
 /**
@@ -663,6 +670,45 @@ export type HistoryRequest = Message<"tock.v1.HistoryRequest"> & {
  */
 export const HistoryRequestSchema: GenMessage<HistoryRequest> = /*@__PURE__*/
   messageDesc(file_tock_v1_jobs, 11);
+
+/**
+ * One setting a version changed. Values are JSON texts, shown as cron_get shows them (secret parts
+ * masked); a change of a secret part is only flagged, its values never leave the jobs service.
+ *
+ * @generated from message tock.v1.SettingChange
+ */
+export type SettingChange = Message<"tock.v1.SettingChange"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * Absent when only the secret part changed.
+   *
+   * @generated from field: optional string before_json = 2;
+   */
+  beforeJson?: string | undefined;
+
+  /**
+   * @generated from field: optional string after_json = 3;
+   */
+  afterJson?: string | undefined;
+
+  /**
+   * The secret part changed: the password, the URL's credentials or a header value.
+   *
+   * @generated from field: bool secret = 4;
+   */
+  secret: boolean;
+};
+
+/**
+ * Describes the message tock.v1.SettingChange.
+ * Use `create(SettingChangeSchema)` to create a new message.
+ */
+export const SettingChangeSchema: GenMessage<SettingChange> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 12);
 
 /**
  * @generated from message tock.v1.HistoryEntry
@@ -696,6 +742,28 @@ export type HistoryEntry = Message<"tock.v1.HistoryEntry"> & {
    * @generated from field: int64 account_id = 5;
    */
   accountId: bigint;
+
+  /**
+   * The version this entry made (1 at creation, then one more per change of the settings);
+   * absent for entries that change no setting (pause, enable, failures counted...).
+   *
+   * @generated from field: optional int64 version = 6;
+   */
+  version?: bigint | undefined;
+
+  /**
+   * What that version changed; at creation every setting that has a value.
+   *
+   * @generated from field: repeated tock.v1.SettingChange changes = 7;
+   */
+  changes: SettingChange[];
+
+  /**
+   * When the version is a rollback: the version whose settings it restored.
+   *
+   * @generated from field: optional int64 rollback_to = 8;
+   */
+  rollbackTo?: bigint | undefined;
 };
 
 /**
@@ -703,7 +771,7 @@ export type HistoryEntry = Message<"tock.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 12);
+  messageDesc(file_tock_v1_jobs, 13);
 
 /**
  * @generated from message tock.v1.HistoryReply
@@ -720,7 +788,69 @@ export type HistoryReply = Message<"tock.v1.HistoryReply"> & {
  * Use `create(HistoryReplySchema)` to create a new message.
  */
 export const HistoryReplySchema: GenMessage<HistoryReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 13);
+  messageDesc(file_tock_v1_jobs, 14);
+
+/**
+ * cron_rollback: the settings of an earlier version, restored as a new version.
+ *
+ * @generated from message tock.v1.RollbackRequest
+ */
+export type RollbackRequest = Message<"tock.v1.RollbackRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * Decide and answer, write nothing: the gateway checks what the rollback would set first.
+   *
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message tock.v1.RollbackRequest.
+ * Use `create(RollbackRequestSchema)` to create a new message.
+ */
+export const RollbackRequestSchema: GenMessage<RollbackRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 15);
+
+/**
+ * @generated from message tock.v1.RollbackReply
+ */
+export type RollbackReply = Message<"tock.v1.RollbackReply"> & {
+  /**
+   * The job after the rollback (as it would be, for a dry run).
+   *
+   * @generated from field: tock.v1.CronJob job = 1;
+   */
+  job?: CronJob | undefined;
+
+  /**
+   * The settings the rollback changes (or changed); empty when the job has that version's settings already.
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+};
+
+/**
+ * Describes the message tock.v1.RollbackReply.
+ * Use `create(RollbackReplySchema)` to create a new message.
+ */
+export const RollbackReplySchema: GenMessage<RollbackReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 16);
 
 /**
  * @generated from message tock.v1.Group
@@ -752,7 +882,7 @@ export type Group = Message<"tock.v1.Group"> & {
  * Use `create(GroupSchema)` to create a new message.
  */
 export const GroupSchema: GenMessage<Group> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 14);
+  messageDesc(file_tock_v1_jobs, 17);
 
 /**
  * @generated from message tock.v1.GroupRequest
@@ -784,7 +914,7 @@ export type GroupRequest = Message<"tock.v1.GroupRequest"> & {
  * Use `create(GroupRequestSchema)` to create a new message.
  */
 export const GroupRequestSchema: GenMessage<GroupRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 15);
+  messageDesc(file_tock_v1_jobs, 18);
 
 /**
  * @generated from message tock.v1.GroupDeleteRequest
@@ -811,7 +941,7 @@ export type GroupDeleteRequest = Message<"tock.v1.GroupDeleteRequest"> & {
  * Use `create(GroupDeleteRequestSchema)` to create a new message.
  */
 export const GroupDeleteRequestSchema: GenMessage<GroupDeleteRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 16);
+  messageDesc(file_tock_v1_jobs, 19);
 
 /**
  * @generated from message tock.v1.ListGroupsRequest
@@ -835,7 +965,7 @@ export type ListGroupsRequest = Message<"tock.v1.ListGroupsRequest"> & {
  * Use `create(ListGroupsRequestSchema)` to create a new message.
  */
 export const ListGroupsRequestSchema: GenMessage<ListGroupsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 17);
+  messageDesc(file_tock_v1_jobs, 20);
 
 /**
  * @generated from message tock.v1.GroupsReply
@@ -859,7 +989,7 @@ export type GroupsReply = Message<"tock.v1.GroupsReply"> & {
  * Use `create(GroupsReplySchema)` to create a new message.
  */
 export const GroupsReplySchema: GenMessage<GroupsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 18);
+  messageDesc(file_tock_v1_jobs, 21);
 
 /**
  * @generated from message tock.v1.Account
@@ -901,7 +1031,7 @@ export type Account = Message<"tock.v1.Account"> & {
  * Use `create(AccountSchema)` to create a new message.
  */
 export const AccountSchema: GenMessage<Account> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 19);
+  messageDesc(file_tock_v1_jobs, 22);
 
 /**
  * @generated from message tock.v1.AuthenticateRequest
@@ -920,7 +1050,7 @@ export type AuthenticateRequest = Message<"tock.v1.AuthenticateRequest"> & {
  * Use `create(AuthenticateRequestSchema)` to create a new message.
  */
 export const AuthenticateRequestSchema: GenMessage<AuthenticateRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 20);
+  messageDesc(file_tock_v1_jobs, 23);
 
 /**
  * @generated from message tock.v1.AccountRequest
@@ -942,7 +1072,7 @@ export type AccountRequest = Message<"tock.v1.AccountRequest"> & {
  * Use `create(AccountRequestSchema)` to create a new message.
  */
 export const AccountRequestSchema: GenMessage<AccountRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 21);
+  messageDesc(file_tock_v1_jobs, 24);
 
 /**
  * @generated from message tock.v1.CreateAccountRequest
@@ -979,7 +1109,7 @@ export type CreateAccountRequest = Message<"tock.v1.CreateAccountRequest"> & {
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 22);
+  messageDesc(file_tock_v1_jobs, 25);
 
 /**
  * @generated from message tock.v1.AccountWithToken
@@ -1010,7 +1140,7 @@ export type AccountWithToken = Message<"tock.v1.AccountWithToken"> & {
  * Use `create(AccountWithTokenSchema)` to create a new message.
  */
 export const AccountWithTokenSchema: GenMessage<AccountWithToken> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 23);
+  messageDesc(file_tock_v1_jobs, 26);
 
 /**
  * account_secret_rotate: the new secret, shown only in this answer.
@@ -1041,7 +1171,7 @@ export type SigningSecretReply = Message<"tock.v1.SigningSecretReply"> & {
  * Use `create(SigningSecretReplySchema)` to create a new message.
  */
 export const SigningSecretReplySchema: GenMessage<SigningSecretReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 24);
+  messageDesc(file_tock_v1_jobs, 27);
 
 /**
  * @generated from message tock.v1.ListAccountsRequest
@@ -1054,7 +1184,7 @@ export type ListAccountsRequest = Message<"tock.v1.ListAccountsRequest"> & {
  * Use `create(ListAccountsRequestSchema)` to create a new message.
  */
 export const ListAccountsRequestSchema: GenMessage<ListAccountsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 25);
+  messageDesc(file_tock_v1_jobs, 28);
 
 /**
  * @generated from message tock.v1.DeleteAccountJobsReply
@@ -1071,7 +1201,7 @@ export type DeleteAccountJobsReply = Message<"tock.v1.DeleteAccountJobsReply"> &
  * Use `create(DeleteAccountJobsReplySchema)` to create a new message.
  */
 export const DeleteAccountJobsReplySchema: GenMessage<DeleteAccountJobsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 26);
+  messageDesc(file_tock_v1_jobs, 29);
 
 /**
  * @generated from message tock.v1.AccountsReply
@@ -1088,7 +1218,7 @@ export type AccountsReply = Message<"tock.v1.AccountsReply"> & {
  * Use `create(AccountsReplySchema)` to create a new message.
  */
 export const AccountsReplySchema: GenMessage<AccountsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 27);
+  messageDesc(file_tock_v1_jobs, 30);
 
 /**
  * @generated from enum tock.v1.JobAction
@@ -1224,6 +1354,14 @@ export const JobsService: GenService<{
     methodKind: "unary";
     input: typeof HistoryRequestSchema;
     output: typeof HistoryReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.JobsService.RollbackJob
+   */
+  rollbackJob: {
+    methodKind: "unary";
+    input: typeof RollbackRequestSchema;
+    output: typeof RollbackReplySchema;
   },
   /**
    * @generated from rpc tock.v1.JobsService.AddGroup
