@@ -15,7 +15,7 @@ import {
 import type { Commands } from './commands.ts';
 import { jobPoints, type JobEntry, type JobsView } from './jobsView.ts';
 
-const asJobEvents = (events: RecordedEvent[]) => events.map((e) => ({ type: e.type, data: e.data }) as JobEvent);
+const asJobEvents = (events: RecordedEvent[]) => events.map((e) => ({ type: e.type, data: e.data as unknown }) as JobEvent);
 
 /**
  * A job's history and its versions (docs/api.md, cron_history and cron_rollback), read from the

@@ -135,7 +135,7 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
       // Only what differs is given: it is checked against today's rules, as an edit of it would be.
       const input: Record<string, unknown> = {};
       for (const name of SETTING_NAMES) if (command.settings[name] !== job.settings[name]) input[name] = command.settings[name];
-      const changes = changesOf(job, input as SettingsInput, now);
+      const changes = changesOf(job, input, now);
       return Object.keys(changes).length ? [{ type: 'JobEdited', data: { changes, at: now, rollbackTo: command.version } }] : [];
     }
     case 'EnableJob': {
@@ -175,7 +175,7 @@ function changesOf(job: CronJob, input: SettingsInput, now: number): SettingsInp
   for (const key of Object.keys(input) as (keyof SettingsInput)[]) {
     if (input[key] !== undefined && next[key] !== job.settings[key]) changes[key] = next[key];
   }
-  return changes as SettingsInput;
+  return changes;
 }
 
 /** Failure counting (docs/api.md (What every call to your URL carries)): consecutive failures, reset by a success, auto-disable at the threshold. */

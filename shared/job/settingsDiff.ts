@@ -29,7 +29,7 @@ const SPLIT: Partial<Record<SettingName, (value: string) => Parts>> = {
 function partsOf(name: SettingName, value: unknown): Parts {
   if (value === undefined) return { shown: null, hidden: '' };
   // A secret row (the password) shows nothing at all.
-  if (settingOf(name).secret) return { shown: null, hidden: String(value) };
+  if (settingOf(name).secret) return { shown: null, hidden: typeof value === 'string' ? value : JSON.stringify(value) };
   const split = SPLIT[name];
   return split && typeof value === 'string' ? split(value) : { shown: value, hidden: '' };
 }
