@@ -1,7 +1,8 @@
-import { apiFrom } from './apiClient.ts';
+import { apiFrom, type Api } from './apiClient.ts';
 import { idOf, noPositionals, parse, settingsOf, UsageError } from './args.ts';
 import type { Io } from './io.ts';
 import { fields, instant, jobStatus, json, table } from './output.ts';
+import { versionText, type HistoryEntry } from './versionText.ts';
 
 export const JOBS_USAGE = `usage:
   tock jobs list [--keyword TEXT] [--json]
@@ -12,6 +13,8 @@ export const JOBS_USAGE = `usage:
   tock jobs run <id> [--time UNIX] [--payload TEXT]
   tock jobs pause <id> [--for DURATION]      e.g. --for '2 hours'; without --for until enabled
   tock jobs enable|disable <id>
+  tock jobs history <id> [--json]            its versions: number, time, what changed
+  tock jobs rollback <id> <version>          restores the settings of that version, as a new version
 name=value pairs are cron_add / cron_edit parameters, checked by the API as it checks any client's.
 Connection: --url (TOCK_URL, default http://127.0.0.1:8080) and --token (TOCK_TOKEN).`;
 
@@ -33,6 +36,17 @@ const OPTIONS = {
   payload: { type: 'string' },
   for: { type: 'string' },
 } as const;
+
+/** Every version of a job, newest first: the history's pages until one comes back short. */
+async function allVersions(api: Api, id: string): Promise<HistoryEntry[]> {
+  const PAGE = 1000;
+  const versions: HistoryEntry[] = [];
+  for (let page = 1; ; page++) {
+    const entries = await api<HistoryEntry[]>('cron_history', { id, versions: '1', page: String(page), limit: String(PAGE) });
+    versions.push(...entries);
+    if (entries.length < PAGE) return versions;
+  }
+}
 
 /** `tock jobs ...`: a job owner's commands, each one call to the public API with their token. */
 export async function jobsCommand(args: string[], io: Io): Promise<number> {
@@ -99,6 +113,21 @@ export async function jobsCommand(args: string[], io: Io): Promise<number> {
       if (asJson) json(io.out, at);
       else io.out(`job ${id} runs at ${instant(at)}`);
       return 0;
+    }
+    case 'history': {
+      const id = idOf(parsed, 'a job', JOBS_USAGE);
+      const versions = await allVersions(api, id);
+      if (asJson) json(io.out, versions);
+      else table(io.out, ['version', 'time', 'what changed'], versions.map((v) => [v.version, instant(v.time), versionText(v)]));
+      return 0;
+    }
+    case 'rollback': {
+      const [id, version, ...extra] = parsed.positionals;
+      const checkedId = idOf({ ...parsed, positionals: id === undefined ? [] : [id] }, 'a job', JOBS_USAGE);
+      if (version === undefined) throw new UsageError('the version to restore is required (tock jobs history <id> lists them)', JOBS_USAGE);
+      if (!/^[1-9]\d*$/.test(version)) throw new UsageError(`the version must be a positive whole number, got '${version}'`, JOBS_USAGE);
+      if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`, JOBS_USAGE);
+      return show(await api<JobRecord>('cron_rollback', { id: checkedId, version }), `job ${checkedId} has the settings of version ${version}`);
     }
     case 'pause':
       return action('cron_pause', str('for') ? `paused for ${str('for')}` : 'paused', str('for') ? { for: str('for')! } : {});

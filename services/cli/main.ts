@@ -6,6 +6,7 @@ const USAGE = `usage: tock <command> [options]
 
 Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8080; --token or TOCK_TOKEN):
   jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs
+  jobs history <id>, jobs rollback <id> <version>               a job's versions, and restoring one
   logs <job id> [--follow]                                      a job's execution results
   groups list|get|add|edit|delete ...                           job groups
 Operator commands (ADMIN_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):

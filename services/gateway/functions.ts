@@ -4,12 +4,12 @@ import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
 import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
 import type { ServiceClient } from '../../shared/grpc/bridge.ts';
-import { id, ids, int32, paging, extraRun, runTime, settingsFrom } from './inputs.ts';
+import { id, ids, int32, paging, positive, extraRun, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
-import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
@@ -220,9 +220,18 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   cron_history: async ({ params, accountId }, c) => {
     const { page, limit } = paging(params, 1000);
-    const { entries } = await c.jobs.jobHistory({ accountId, id: id(params), page, limit });
-    // `by`: the account that made the change, or null when Tock did (failure counting, auto-disable).
-    return entries.map((e) => ({ revision: Number(e.revision), time: Number(e.time), type: e.type, by: Number(e.accountId) || null, data: JSON.parse(e.dataJson) as unknown }));
+    const { entries } = await c.jobs.jobHistory({ accountId, id: id(params), page, limit, versionsOnly: params.bool('versions') ?? false });
+    return entries.map(historyRecord);
+  },
+  cron_rollback: async ({ params, accountId }, c) => {
+    const jobId = id(params);
+    const version = positive(params, 'version');
+    // Decided first without writing: channels it would name again are checked with the notifier,
+    // as cron_edit checks them, before anything changes.
+    const planned = await c.jobs.rollbackJob({ accountId, id: jobId, version, dryRun: true });
+    if (planned.changed.includes('notifyChannels')) await checkChannels(c, accountId, [{ notifyChannels: planned.job!.notifyChannels }]);
+    const { job } = await c.jobs.rollbackJob({ accountId, id: jobId, version });
+    return record(job!, c, accountId);
   },
   group_list: async ({ accountId }, c) => (await c.jobs.listGroups({ accountId })).groups.map((g) => groupRecord(g)),
   group_get: async ({ params, accountId }, c) => groupRecord(await c.jobs.getGroup({ accountId, id: id(params) })),

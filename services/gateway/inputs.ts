@@ -11,7 +11,7 @@ import type { Params } from './params.ts';
  */
 
 /** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
-export const KNOWN_PARAMS = [...SETTING_NAMES, 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority', 'type', 'email', 'botToken', 'chatId', 'enabled'];
+export const KNOWN_PARAMS = [...SETTING_NAMES, 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority', 'type', 'email', 'botToken', 'chatId', 'enabled', 'version', 'versions'];
 
 const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
 /** The exact spelling of a known parameter, by its folded name (lower case, no '_'). */
@@ -79,11 +79,14 @@ export function runTime(p: Params): bigint {
   return BigInt(time);
 }
 
-export function id(p: Params): bigint {
-  const v = p.requiredInt('id');
-  if (v <= 0) throw new AppError('INVALID_PARAMETER', `must be a positive integer, got ${v}`, { field: ['id'] });
+/** A required whole number from 1 (an id, a version). */
+export function positive(p: Params, name: string): bigint {
+  const v = p.requiredInt(name);
+  if (v <= 0) throw new AppError('INVALID_PARAMETER', `must be a positive integer, got ${v}`, { field: [name] });
   return BigInt(v);
 }
+
+export const id = (p: Params): bigint => positive(p, 'id');
 
 export function ids(p: Params): bigint[] {
   const list = p.intList('id');

@@ -33,6 +33,8 @@ const PARAMS = {
   botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
   chatId: str('telegram: the numeric chat id or @channel name'),
   enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
+  version: int("a version of the job, from 1 (its creation); cron_history lists them", { minimum: 1 }),
+  versions: bool("Tock's: only the entries that made a version (the creation and each change of the settings)"),
 } satisfies Record<string, Schema>;
 /** The same, looked up by a name that may be unknown. */
 const PARAM_BY_NAME: Readonly<Record<string, Schema>> = PARAMS;
@@ -125,7 +127,19 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
       ],
     },
   },
-  cron_history: { summary: "A job's audit trail", params: ['id', 'page', 'limit'], required: ['id'], returns: list(ref('HistoryEntry')) },
+  cron_history: {
+    summary: "A job's audit trail, newest first: every change, each change of its settings with its version number and what changed (secrets never shown)",
+    params: ['id', 'page', 'limit', 'versions'],
+    required: ['id'],
+    returns: list(ref('HistoryEntry')),
+  },
+  cron_rollback: {
+    summary:
+      "Tock's: restore the settings of an earlier version as a new version (the history is never rewritten), checked as an edit is; the job's state (paused, disabled) stays. When the job has those settings already nothing is recorded",
+    params: ['id', 'version'],
+    required: ['id', 'version'],
+    returns: JOB,
+  },
   group_list: { summary: 'List groups', returns: list(GROUP) },
   group_get: { summary: 'Get a group', params: ['id'], required: ['id'], returns: GROUP },
   group_lookup: { summary: 'Find a group by its exact name', params: ['name'], required: ['name'], returns: GROUP },
@@ -246,7 +260,30 @@ const SCHEMAS: Record<string, Schema> = {
   },
   HistoryEntry: {
     type: 'object',
-    properties: { revision: int('event number in the job'), time: int('Unix time'), type: str('what happened'), by: nullable('integer', 'account, or null for Tock'), data: { type: 'object' } },
+    properties: {
+      revision: int('event number in the job'),
+      time: int('Unix time'),
+      type: str('what happened'),
+      by: nullable('integer', 'account, or null for Tock'),
+      data: { type: 'object' },
+      version: nullable('integer', 'the version this entry made: 1 at creation, one more per change of the settings; null when it changed no setting'),
+      changes: {
+        type: ['array', 'null'],
+        items: ref('SettingChange'),
+        description: 'what the version changed (at creation: every setting that has a value); null when it changed no setting',
+      },
+      rollbackTo: nullable('integer', 'when the version is a rollback (cron_rollback): the version it restored'),
+    },
+  },
+  SettingChange: {
+    type: 'object',
+    required: ['field'],
+    properties: {
+      field: str('the setting, by its API name'),
+      before: { description: 'its value before, as cron_get shows it (secret parts masked); absent when only a secret part changed' },
+      after: { description: 'its value after, the same way' },
+      secret: { const: true, description: 'present when a secret part changed (password, URL credentials, a header value): its values are never shown' },
+    },
   },
   Error: {
     type: 'object',

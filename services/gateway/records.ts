@@ -1,4 +1,4 @@
-import type { Account, CronJob, Group } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import type { Account, CronJob, Group, HistoryEntry } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { compileSchedule, SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
@@ -41,6 +41,32 @@ export function jobRecord(job: CronJob, nextRun: number | null = null) {
 export function nextRunDetails(job: CronJob, runs: readonly number[]) {
   const marks = dstMarks(compileSchedule(job, Number(job.id)), runs.map((t) => t * 1000));
   return runs.map((time, i) => ({ time, dst: marks[i] ?? null }));
+}
+
+/**
+ * A cron_history entry. `by`: the account that made the change, or null when Tock did (failure
+ * counting, auto-disable). `version`, `changes` and `rollbackTo` are null on entries that change no
+ * setting; a change shows `before` and `after` only when they may be shown, `secret` when a secret
+ * part changed.
+ */
+export function historyRecord(e: HistoryEntry) {
+  const made = e.version !== undefined;
+  return {
+    revision: Number(e.revision),
+    time: Number(e.time),
+    type: e.type,
+    by: Number(e.accountId) || null,
+    data: JSON.parse(e.dataJson) as unknown,
+    version: made ? Number(e.version) : null,
+    changes: made
+      ? e.changes.map((c) => ({
+          field: c.field,
+          ...(c.afterJson !== undefined ? { before: JSON.parse(c.beforeJson ?? 'null') as unknown, after: JSON.parse(c.afterJson) as unknown } : {}),
+          ...(c.secret ? { secret: true } : {}),
+        }))
+      : null,
+    rollbackTo: e.rollbackTo !== undefined ? Number(e.rollbackTo) : null,
+  };
 }
 
 export const groupRecord = (g: Group, deleted = false) => ({

@@ -109,14 +109,26 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
       jobs(service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: r.groupId === undefined ? null : Number(r.groupId) })),
     runJob: async (r) => ({ at: BigInt(await service.runJob(Number(r.accountId), Number(r.id), Number(r.time), r.payload ?? null)) }),
     jobHistory: async (r) => ({
-      entries: (await service.history(Number(r.accountId), Number(r.id), r.page, r.limit)).map((e) => ({
+      entries: (await service.history(Number(r.accountId), Number(r.id), r.page, r.limit, r.versionsOnly)).map((e) => ({
         revision: BigInt(e.revision),
         time: BigInt(e.time),
         type: e.type,
         dataJson: JSON.stringify(e.data),
         accountId: BigInt(e.by),
+        version: e.mark ? BigInt(e.mark.version) : undefined,
+        changes: e.mark?.changes.map((c) => ({
+          field: c.field,
+          beforeJson: 'after' in c ? JSON.stringify(c.before) : undefined,
+          afterJson: 'after' in c ? JSON.stringify(c.after) : undefined,
+          secret: c.secret === true,
+        })),
+        rollbackTo: e.mark?.rollbackTo ? BigInt(e.mark.rollbackTo) : undefined,
       })),
     }),
+    rollbackJob: async (r) => {
+      const { entry, changed } = await service.rollback(Number(r.accountId), Number(r.id), Number(r.version), r.dryRun);
+      return { job: toProtoJob(entry, clock.now()), changed };
+    },
     addGroup: async (r) => {
       const g = await service.addGroup(Number(r.accountId), r.name ?? '', r.priority ?? 0);
       return toProtoGroup(g, 0);

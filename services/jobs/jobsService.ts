@@ -4,7 +4,6 @@ import { AppError, inside } from '../../shared/errors.ts';
 import { streamName, type EventStore } from '../../shared/eventStore/eventStore.ts';
 import { decideOn, type Decided } from '../../shared/eventStore/handleCommand.ts';
 import {
-  SECRET_SETTINGS,
   compileSchedule,
   decideJob,
   defaultSettings,
@@ -18,7 +17,7 @@ import {
   type JobState,
   type SettingsInput,
 } from '../../shared/job/index.ts';
-import { maskSecrets, maskUrl } from '../../shared/job/index.ts';
+import { maskUrl } from '../../shared/job/index.ts';
 import { validatePayload } from '../../shared/payload.ts';
 import { addDuration, ScheduleError } from '../../shared/schedule/index.ts';
 import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
@@ -27,6 +26,7 @@ import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordAnswer, r
 import { createCommands } from './commands.ts';
 import { createJobSlots } from './jobSlots.ts';
 import { createGroupService } from './groupService.ts';
+import { createJobHistory } from './jobHistory.ts';
 import { jobPoints, type JobEntry, type JobsView } from './jobsView.ts';
 
 export const MAX_BATCH = 1000;
@@ -108,6 +108,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
   return {
     ...accounts,
     ...createGroupService(view, commands, account, fresh, slots),
+    ...createJobHistory(store, view, commands, account, checkGroup, fresh),
 
     /**
      * Creates a batch of jobs. With an idempotency key the batch is recorded first (batchRecord.ts)
@@ -312,21 +313,6 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
       return Math.floor((command as Extract<JobCommand, { type: 'RequestRun' }>).runAt / 1000);
     },
 
-    async history(accountId: number, id: number, page: number, limit: number) {
-      account(accountId);
-      const entry = view.job(accountId, id) ?? view.anyJob(id);
-      if (!entry || entry.job.accountId !== accountId) throw new AppError('NOT_FOUND', `cron job ${id} not found`);
-      const size = Math.min(Math.max(limit || 100, 1), 1000);
-      const events = await store.readStream(streamName('cronjob', id), { direction: 'backwards' });
-      return events.slice((Math.max(page, 1) - 1) * size, Math.max(page, 1) * size).map((e) => ({
-        revision: e.revision,
-        time: Math.floor(((e.data as { at?: number }).at ?? e.time) / 1000),
-        type: e.type,
-        data: maskEventSecrets(e.data),
-        by: typeof e.metadata.accountId === 'number' ? e.metadata.accountId : 0,
-      }));
-    },
-
     /**
      * Whether a success of this job could change anything (a failure count to reset, a one-time
      * job to stop): most cannot, and then the execution need not even be decoded.
@@ -361,17 +347,4 @@ function scheduleKind(settings: JobSettings, jobId: number) {
   } catch {
     return null;
   }
-}
-
-/** The event's data with every secret (the table's `secret` rows, URL credentials, header values) masked. */
-function maskEventSecrets(data: unknown): unknown {
-  const copy = JSON.parse(JSON.stringify(data)) as Record<string, Record<string, unknown> | undefined> | null;
-  for (const field of ['settings', 'changes']) {
-    const settings = copy?.[field];
-    if (!copy || !settings) continue;
-    const masked = maskSecrets(settings);
-    for (const name of SECRET_SETTINGS) if (masked[name]) masked[name] = '********';
-    copy[field] = masked;
-  }
-  return copy;
 }

@@ -6,7 +6,7 @@
 import type { Decider } from '../decider.ts';
 import { AppError } from '../errors.ts';
 import { resolveSettings } from './resolveSettings.ts';
-import { completeSettings, defaultSettings, type JobSettings, type SettingsInput } from './settings.ts';
+import { SETTING_NAMES, completeSettings, defaultSettings, type JobSettings, type SettingsInput } from './settings.ts';
 
 /** 0 active, 1 disabled by the user, 4 disabled after failures, 5 paused, 6 one-time job done. */
 export const STATUS = { ACTIVE: 0, DISABLED: 1, AUTO_DISABLED: 4, PAUSED: 5, STOPPED: 6 } as const;
@@ -15,7 +15,8 @@ export type JobStatus = (typeof STATUS)[keyof typeof STATUS];
 /** The events of a `cronjob-<id>` stream: the job's whole history and its audit trail. */
 export type JobEvent =
   | { type: 'JobCreated'; data: { id: number; accountId: number; settings: JobSettings; at: number } }
-  | { type: 'JobEdited'; data: { changes: SettingsInput; at: number } }
+  /** `rollbackTo`: the change restores the settings of that version (cron_rollback). */
+  | { type: 'JobEdited'; data: { changes: SettingsInput; at: number; rollbackTo?: number } }
   | { type: 'JobEnabled'; data: { at: number } }
   | { type: 'JobDisabled'; data: { at: number } }
   | { type: 'JobPaused'; data: { until: number | null; at: number } }
@@ -99,6 +100,8 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 export type JobCommand =
   | { type: 'CreateJob'; id: number; accountId: number; input: SettingsInput; defaultTimezone: string }
   | { type: 'EditJob'; id: number; accountId: number; input: SettingsInput }
+  /** `settings`: those of `version`, read from the job's own stream (the history never changes, so they hold on a retry). */
+  | { type: 'RollbackJob'; id: number; accountId: number; version: number; settings: JobSettings }
   | { type: 'EnableJob'; id: number; accountId: number }
   | { type: 'DisableJob'; id: number; accountId: number }
   | { type: 'PauseJob'; id: number; accountId: number; until: number | null }
@@ -124,14 +127,16 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
       return [{ type: 'JobCreated', data: { id: command.id, accountId: command.accountId, settings, at: now } }];
     }
     case 'EditJob': {
-      const job = owned(state, command);
-      const next = resolveSettings(job.settings, command.input, job.id, now);
-      // Record only what really changed: the stream doubles as the job's audit history.
-      const changes: SettingsInput = {};
-      for (const key of Object.keys(command.input) as (keyof SettingsInput)[]) {
-        if (command.input[key] !== undefined && next[key] !== job.settings[key]) (changes as Record<string, unknown>)[key] = next[key];
-      }
+      const changes = changesOf(owned(state, command), command.input, now);
       return Object.keys(changes).length ? [{ type: 'JobEdited', data: { changes, at: now } }] : [];
+    }
+    case 'RollbackJob': {
+      const job = owned(state, command);
+      // Only what differs is given: it is checked against today's rules, as an edit of it would be.
+      const input: Record<string, unknown> = {};
+      for (const name of SETTING_NAMES) if (command.settings[name] !== job.settings[name]) input[name] = command.settings[name];
+      const changes = changesOf(job, input, now);
+      return Object.keys(changes).length ? [{ type: 'JobEdited', data: { changes, at: now, rollbackTo: command.version } }] : [];
     }
     case 'EnableJob': {
       const job = owned(state, command);
@@ -161,6 +166,16 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
     case 'RecordExecution':
       return decideExecution(command, state, now);
   }
+}
+
+/** The settings `input` really changes, resolved and checked; the stream doubles as the job's history, so nothing else is recorded. */
+function changesOf(job: CronJob, input: SettingsInput, now: number): SettingsInput {
+  const next = resolveSettings(job.settings, input, job.id, now);
+  const changes: Record<string, unknown> = {};
+  for (const key of Object.keys(input) as (keyof SettingsInput)[]) {
+    if (input[key] !== undefined && next[key] !== job.settings[key]) changes[key] = next[key];
+  }
+  return changes;
 }
 
 /** Failure counting (docs/api.md (What every call to your URL carries)): consecutive failures, reset by a success, auto-disable at the threshold. */

@@ -43,6 +43,8 @@ export {
   type TargetSettings,
 } from './settings.ts';
 export { compileSchedule, resolveSettings } from './resolveSettings.ts';
+export { diffSettings, type SettingChange } from './settingsDiff.ts';
+export { jobVersions, versionSettings, type VersionMark } from './versions.ts';
 export {
   maskHeaders,
   maskSecrets,

@@ -44,6 +44,20 @@ export const openHeaders = (text: string, sealer: Sealer): string => (text ? map
 /** Header names stay (they say what the job sends); every value is masked. */
 export const maskHeaders = (text: string): string => (text ? mapHeaderValues(text, () => MASK) : text);
 
+/**
+ * The secret part of a URL (its credentials) or of header lines (their values, in order): what two
+ * versions of a setting are compared by when only masked forms may be shown.
+ */
+export const urlSecret = (url: string): string => userinfoOf(url)?.userinfo ?? '';
+export const headerSecrets = (text: string): string => {
+  const values: string[] = [];
+  mapHeaderValues(text, (value) => {
+    values.push(value);
+    return value;
+  });
+  return values.join('\n');
+};
+
 type SecretFields = { password?: unknown; url?: unknown; httpHeaders?: unknown };
 
 function mapSecrets<T extends SecretFields>(settings: T, password: (v: string) => string, url: (v: string) => string, headers: (v: string) => string): T {

@@ -5,8 +5,8 @@ import { DST_GAP_RULES, DST_OVERLAP_RULES } from '../schedule/index.ts';
  * The one definition of a cron job's settings. Every other list of settings is derived from the
  * SETTINGS table below: the gateway's parameters (inputs.ts) and job records (records.ts), the
  * OpenAPI document, the proto mapping both ways (shared/grpc/jobSettingsProto.ts), defaults and
- * validation (resolveSettings), history masking (secret rows), the planner's re-plan and
- * re-target rules and its due-run snapshot, the executor's RunJob.
+ * validation (resolveSettings), history masking and version diffs (secret rows), the planner's
+ * re-plan and re-target rules and its due-run snapshot, the executor's RunJob.
  *
  * Adding a setting: one row here (a kind, its doc line, default, rule and flags), and the field
  * of the same name in proto `JobSettings` (optional) and `CronJob` (and `RunTarget` when the row

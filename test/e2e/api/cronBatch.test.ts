@@ -126,5 +126,18 @@ inBothModes('cron_delete, the batch functions and the audit history with valid i
       expect(page2.map((h) => h.revision)).to.deep.equal([1, 0]);
       expect(await ok(api.call('cron_history', { id: job.id, page: 3, limit: 4 }))).to.deep.equal([]);
     });
+
+    it('numbers the versions and restores one as a new version (cron_rollback)', async () => {
+      const job = await ok(api.call('cron_add', { url: 'https://example.com/v', expression: YEARLY, name: 'one', password: 'pw-one' }));
+      await ok(api.call('cron_edit', { id: job.id, name: 'two', password: 'pw-two' }));
+      const restored = await ok(api.call('cron_rollback', { id: job.id, version: 1 }));
+      expect(restored).to.deep.equal(await ok(api.call('cron_get', { id: job.id })));
+      expect(restored.name).to.equal('one');
+      const history = await ok<any[]>(api.call('cron_history', { id: job.id }));
+      expect(history.map((h) => [h.version, h.rollbackTo])).to.deep.equal([[3, 1], [2, null], [1, null]]);
+      expect(history[0].changes).to.deep.equal([{ field: 'name', before: 'two', after: 'one' }, { field: 'password', secret: true }]);
+      expect(JSON.stringify(history)).not.to.contain('pw-');
+      expect(await fails(api.call('cron_rollback', { id: job.id, version: 4 }), 3)).to.match(/^version: /);
+    });
   });
 });

@@ -6,13 +6,13 @@ import { embeddedTarget, storeMark, type ApiTarget } from '../../support/targets
 
 const FUNCTIONS = [
   'cron_list', 'cron_get', 'cron_add', 'cron_edit', 'cron_enable', 'cron_disable', 'cron_pause', 'cron_delete', 'cron_run', 'cron_logs', 'cron_show',
-  'cron_failures', 'cron_next', 'cron_history', 'cron_batch_add', 'cron_batch_edit', 'cron_batch_delete', 'cron_group_edit', 'group_list', 'group_get',
+  'cron_failures', 'cron_next', 'cron_history', 'cron_rollback', 'cron_batch_add', 'cron_batch_edit', 'cron_batch_delete', 'cron_group_edit', 'group_list', 'group_get',
   'group_lookup', 'group_add', 'group_edit', 'group_delete', 'group_vanish', 'group_empty', 'group_items', 'account_get', 'account_edit',
 ];
 const NAMES = [
   'id', 'url', 'expression', 'filter', 'delay', 'timezone', 'timeout', 'instances', 'username', 'password', 'httpMethod', 'postData', 'httpHeaders',
   'userAgent', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'keyword', 'pattern', 'group', 'name', 'run', 'payload',
-  'page', 'limit', 'for', 'time', 'data', 'priority', 'token',
+  'page', 'limit', 'for', 'time', 'data', 'priority', 'token', 'version', 'versions',
 ];
 
 /** A parameter name as clients spell it: exact, lower-cased, snake_case, with [] , or unknown. */
@@ -71,6 +71,8 @@ const PLAUSIBLE: Record<string, unknown[]> = {
   for: ['1 hour', '2 days', ''],
   time: [0, 4102444800],
   priority: [0, 5],
+  version: [1, 2, '1'],
+  versions: [true, 1],
   data: [[{ url: 'https://example.com/b1' }, { url: 'example.com/b2', expression: 'manual' }], [{ url: 'https://example.com/b3', timeout: 4 }]],
 };
 const plausibleArb = fc.dictionary(

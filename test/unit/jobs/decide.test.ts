@@ -45,6 +45,23 @@ describe('job decider (given/when/then)', () => {
     it('an unknown job is not found', () => given().when(edit({ name: 'x' })).then({ error: 'NOT_FOUND' }));
   });
 
+  describe('RollbackJob', () => {
+    const rollback = (over: Partial<JobSettings>, version = 1, accountId = 1): JobCommand => ({ type: 'RollbackJob', id: 7, accountId, version, settings: settings(over) });
+    const renamed: JobEvent = { type: 'JobEdited', data: { changes: { name: 'later', timeout: 60, password: 'new' }, at: 2 } };
+
+    it('records the settings that differ from the version as one change that names the version', () =>
+      given(created({ password: 'old' }), renamed)
+        .when(rollback({ password: 'old' }))
+        .then([{ type: 'JobEdited', data: { changes: { name: '', timeout: 30, password: 'old' }, at: NOW, rollbackTo: 1 } }]));
+    it('records nothing when the job has those settings already', () => given(created(), renamed).when(rollback({ name: 'later', timeout: 60, password: 'new' }, 2)).then([]));
+    it("checks the version's settings by today's rules, naming the setting (a value stored under a higher limit)", () =>
+      given(created()).when(rollback({ timeout: 9000 })).then({ error: 'INVALID_PARAMETER', message: 'timeout: must be a whole number from 5 to 7200 seconds, got 9000' }));
+    it('checks a schedule it restores as an edit does: one that would never run is refused', () =>
+      given(created()).when(rollback({ expression: '0 0 * * *', filter: 'month == 13' })).then({ error: 'INVALID_PARAMETER', message: /^filter:/ }));
+    it("another account's job is not found", () => given(created(), renamed).when(rollback({}, 1, 2)).then({ error: 'NOT_FOUND', message: 'cron job 7 not found' }));
+    it('a deleted job is not found', () => given(created(), renamed, deleted).when(rollback({})).then({ error: 'NOT_FOUND' }));
+  });
+
   describe('EnableJob', () => {
     it('an active job with no failures: nothing to record', () => given(created()).when({ type: 'EnableJob', id: 7, accountId: 1 }).then([]));
     it('an active job with failures counted: enabling resets them', () =>

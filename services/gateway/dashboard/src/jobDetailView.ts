@@ -2,6 +2,7 @@ import type { ApiError, Call } from './api.ts';
 import { h, link, replace } from './dom.ts';
 import { formatTime, type LogResult } from './format.ts';
 import { browserZone, healthState, STATE_TEXT, type JobWithHealth } from './health.ts';
+import { historySection } from './historySection.ts';
 import { runsTable } from './runsTable.ts';
 import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
@@ -34,7 +35,10 @@ async function loadNext(call: Call, job: JobWithHealth, into: HTMLElement) {
   else replace(into, h('span', { className: 'hint' }, `in ${job.timezone}`), h('ul', {}, ...times.map((t) => h('li', { className: 'time' }, formatTime(t, job.timezone)))));
 }
 
-/** One job: its health, settings, actions, next runs and runs (three calls: cron_get, cron_logs, cron_next), refreshed every 5 s. */
+/**
+ * One job: its health, settings, actions, next runs and runs (three calls: cron_get, cron_logs,
+ * cron_next), refreshed every 5 s; its versions when the owner opens them.
+ */
 export function jobDetailView({ call, main, go }: ViewContext, id: number) {
   const zone = browserZone();
   const title = h('h1');
@@ -54,6 +58,11 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
     settings,
     h('h2', {}, 'Next runs'),
     next,
+    // A restore may change the schedule: the next runs are read again with the job.
+    historySection(call, id, zone, async () => {
+      await refresh();
+      if (job) await loadNext(call, job, next);
+    }),
     h('h2', {}, 'Runs'),
     h('p', { className: 'toolbar' }, onlyFailed, h('label', { attrs: { for: 'only-failed' } }, 'Failed runs only'), h('span', { className: 'hint' }, `Times in ${zone}; a row opens to the whole run.`)),
     runs.root,

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/jobs.proto.
  */
 export const file_tock_v1_jobs: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0b2NrL3YxL2pvYnMucHJvdG8SB3RvY2sudjEihgYKB0Nyb25Kb2ISCgoCaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoAxISCgVncm91cBgDIAEoA0gAiAEBEhIKCmV4cHJlc3Npb24YBCABKAkSEAoIdGltZXpvbmUYBSABKAkSDgoGZmlsdGVyGAYgASgJEgsKA3VybBgHIAEoCRITCgtodHRwX21ldGhvZBgIIAEoCRIRCglwb3N0X2RhdGEYCSABKAkSFAoMaHR0cF9oZWFkZXJzGAogASgJEhAKCHVzZXJuYW1lGAsgASgJEhQKDGhhc19wYXNzd29yZBgMIAEoCBISCgp1c2VyX2FnZW50GA0gASgJEg8KB3RpbWVvdXQYDiABKAUSEQoJaW5zdGFuY2VzGA8gASgFEg0KBWRlbGF5GBAgASgFEg4KBm5vdGlmeRgRIAEoCBIUCgxub3RpZnlfZXZlcnkYEiABKAUSFAoMbm90aWZ5X21hdGNoGBMgASgJEhgKC25vdGlmeV90aW1lGBQgASgFSAGIAQESGQoRZmFpbHVyZV90aHJlc2hvbGQYFSABKAUSDwoHa2V5d29yZBgWIAEoCRIPCgdwYXR0ZXJuGBcgASgJEgwKBG5hbWUYGCABKAkSDAoEZmFpbBgZIAEoBRIOCgZzdGF0dXMYGiABKAUSDgoGcG9pbnRzGBsgASgFEhkKDHBhdXNlZF91bnRpbBgcIAEoA0gCiAEBEhUKCG5leHRfcnVuGB0gASgDSAOIAQESEgoKY3JlYXRlZF9hdBgeIAEoAxISCgp1cGRhdGVkX2F0GB8gASgDEg8KB2RlbGV0ZWQYICABKAgSFwoPbm90aWZ5X2NoYW5uZWxzGCEgASgJEg8KB3JldHJpZXMYKCABKAUSFQoNcmV0cnlfYmFja29mZhgpIAEoBRIPCgdkc3RfZ2FwGDIgASgJEhMKC2RzdF9vdmVybGFwGDMgASgJQggKBl9ncm91cEIOCgxfbm90aWZ5X3RpbWVCDwoNX3BhdXNlZF91bnRpbEILCglfbmV4dF9ydW4iiQgKC0pvYlNldHRpbmdzEhAKA3VybBgBIAEoCUgAiAEBEhcKCmV4cHJlc3Npb24YAiABKAlIAYgBARITCgZmaWx0ZXIYAyABKAlIAogBARISCgVkZWxheRgEIAEoBUgDiAEBEhUKCHRpbWV6b25lGAUgASgJSASIAQESFAoHdGltZW91dBgGIAEoBUgFiAEBEhYKCWluc3RhbmNlcxgHIAEoBUgGiAEBEhUKCHVzZXJuYW1lGAggASgJSAeIAQESFQoIcGFzc3dvcmQYCSABKAlICIgBARIYCgtodHRwX21ldGhvZBgKIAEoCUgJiAEBEhYKCXBvc3RfZGF0YRgLIAEoCUgKiAEBEhkKDGh0dHBfaGVhZGVycxgMIAEoCUgLiAEBEhcKCnVzZXJfYWdlbnQYDSABKAlIDIgBARITCgZub3RpZnkYDiABKAhIDYgBARIZCgxub3RpZnlfZXZlcnkYDyABKAVIDogBARIZCgxub3RpZnlfbWF0Y2gYECABKAlID4gBARIYCgtub3RpZnlfdGltZRgRIAEoBUgQiAEBEh4KEWZhaWx1cmVfdGhyZXNob2xkGBIgASgFSBGIAQESFAoHa2V5d29yZBgTIAEoCUgSiAEBEhQKB3BhdHRlcm4YFCABKAlIE4gBARISCgVncm91cBgVIAEoA0gUiAEBEhEKBG5hbWUYFiABKAlIFYgBARIcCg9ub3RpZnlfY2hhbm5lbHMYFyABKAlIFogBARIUCgdyZXRyaWVzGB4gASgFSBeIAQESGgoNcmV0cnlfYmFja29mZhgfIAEoBUgYiAEBEhQKB2RzdF9nYXAYMiABKAlIGYgBARIYCgtkc3Rfb3ZlcmxhcBgzIAEoCUgaiAEBQgYKBF91cmxCDQoLX2V4cHJlc3Npb25CCQoHX2ZpbHRlckIICgZfZGVsYXlCCwoJX3RpbWV6b25lQgoKCF90aW1lb3V0QgwKCl9pbnN0YW5jZXNCCwoJX3VzZXJuYW1lQgsKCV9wYXNzd29yZEIOCgxfaHR0cF9tZXRob2RCDAoKX3Bvc3RfZGF0YUIPCg1faHR0cF9oZWFkZXJzQg0KC191c2VyX2FnZW50QgkKB19ub3RpZnlCDwoNX25vdGlmeV9ldmVyeUIPCg1fbm90aWZ5X21hdGNoQg4KDF9ub3RpZnlfdGltZUIUChJfZmFpbHVyZV90aHJlc2hvbGRCCgoIX2tleXdvcmRCCgoIX3BhdHRlcm5CCAoGX2dyb3VwQgcKBV9uYW1lQhIKEF9ub3RpZnlfY2hhbm5lbHNCCgoIX3JldHJpZXNCEAoOX3JldHJ5X2JhY2tvZmZCCgoIX2RzdF9nYXBCDgoMX2RzdF9vdmVybGFwIjkKCFJ1bk9yZGVyEgsKA3J1bhgBIAEoAxIUCgdwYXlsb2FkGAIgASgJSACIAQFCCgoIX3BheWxvYWQimwEKDkFkZEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSIgoEam9icxgCIAMoCzIULnRvY2sudjEuSm9iU2V0dGluZ3MSHwoEcnVucxgDIAMoCzIRLnRvY2sudjEuUnVuT3JkZXISHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSKrAQoPRWRpdEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEhUKCGdyb3VwX2lkGAMgASgDSACIAQESJgoIc2V0dGluZ3MYBCABKAsyFC50b2NrLnYxLkpvYlNldHRpbmdzEiMKA3J1bhgFIAEoCzIRLnRvY2sudjEuUnVuT3JkZXJIAYgBAUILCglfZ3JvdXBfaWRCBgoEX3J1biJ9ChBKb2JBY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEiIKBmFjdGlvbhgDIAEoDjISLnRvY2sudjEuSm9iQWN0aW9uEhYKCXBhdXNlX2ZvchgEIAEoCUgAiAEBQgwKCl9wYXVzZV9mb3IiLwoNR2V0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDIncKD0xpc3RKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDwoHa2V5d29yZBgEIAEoCRIVCghncm91cF9pZBgFIAEoA0gAiAEBQgsKCV9ncm91cF9pZCJXCglKb2JzUmVwbHkSHgoEam9icxgBIAMoCzIQLnRvY2sudjEuQ3JvbkpvYhIZCgxiYXRjaF9hbnN3ZXIYAiABKAlIAIgBAUIPCg1fYmF0Y2hfYW5zd2VyIlEKEkJhdGNoQW5zd2VyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIOCgZhbnN3ZXIYAyABKAkiIgoQQmF0Y2hBbnN3ZXJSZXBseRIOCgZhbnN3ZXIYASABKAkiXwoNUnVuSm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEgwKBHRpbWUYAyABKAMSFAoHcGF5bG9hZBgEIAEoCUgAiAEBQgoKCF9wYXlsb2FkIhkKC1J1bkpvYlJlcGx5EgoKAmF0GAEgASgDIk0KDkhpc3RvcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDAoEcGFnZRgDIAEoBRINCgVsaW1pdBgEIAEoBSJjCgxIaXN0b3J5RW50cnkSEAoIcmV2aXNpb24YASABKAMSDAoEdGltZRgCIAEoAxIMCgR0eXBlGAMgASgJEhEKCWRhdGFfanNvbhgEIAEoCRISCgphY2NvdW50X2lkGAUgASgDIjYKDEhpc3RvcnlSZXBseRImCgdlbnRyaWVzGAEgAygLMhUudG9jay52MS5IaXN0b3J5RW50cnkiRgoFR3JvdXASCgoCaWQYASABKAMSDAoEbmFtZRgCIAEoCRIRCglqb2JfY291bnQYAyABKAUSEAoIcHJpb3JpdHkYBCABKAUibgoMR3JvdXBSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhUKCHByaW9yaXR5GAQgASgFSAGIAQFCBwoFX25hbWVCCwoJX3ByaW9yaXR5IlwKEkdyb3VwRGVsZXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEiYKBG1vZGUYAyABKA4yGC50b2NrLnYxLkdyb3VwRGVsZXRlTW9kZSJDChFMaXN0R3JvdXBzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEhEKBG5hbWUYAiABKAlIAIgBAUIHCgVfbmFtZSJNCgtHcm91cHNSZXBseRIeCgZncm91cHMYASADKAsyDi50b2NrLnYxLkdyb3VwEh4KBGpvYnMYAiADKAsyEC50b2NrLnYxLkNyb25Kb2IibgoHQWNjb3VudBIKCgJpZBgBIAEoAxIMCgRuYW1lGAIgASgJEhAKCHRpbWV6b25lGAMgASgJEhEKCWpvYl9saW1pdBgEIAEoBRIQCghkaXNhYmxlZBgFIAEoCBISCgpjcmVhdGVkX2F0GAYgASgDIikKE0F1dGhlbnRpY2F0ZVJlcXVlc3QSEgoKdG9rZW5faGFzaBgBIAEoCSJACg5BY2NvdW50UmVxdWVzdBIKCgJpZBgBIAEoAxIVCgh0aW1lem9uZRgCIAEoCUgAiAEBQgsKCV90aW1lem9uZSJ6ChRDcmVhdGVBY2NvdW50UmVxdWVzdBIMCgRuYW1lGAEgASgJEhAKCHRpbWV6b25lGAIgASgJEhIKBXRva2VuGAMgASgJSACIAQESFgoJam9iX2xpbWl0GAQgASgFSAGIAQFCCAoGX3Rva2VuQgwKCl9qb2JfbGltaXQiXAoQQWNjb3VudFdpdGhUb2tlbhIhCgdhY2NvdW50GAEgASgLMhAudG9jay52MS5BY2NvdW50Eg0KBXRva2VuGAIgASgJEhYKDnNpZ25pbmdfc2VjcmV0GAMgASgJIm0KElNpZ25pbmdTZWNyZXRSZXBseRIhCgdhY2NvdW50GAEgASgLMhAudG9jay52MS5BY2NvdW50EhYKDnNpZ25pbmdfc2VjcmV0GAIgASgJEhwKFHByZXZpb3VzX3ZhbGlkX3VudGlsGAMgASgDIhUKE0xpc3RBY2NvdW50c1JlcXVlc3QiKQoWRGVsZXRlQWNjb3VudEpvYnNSZXBseRIPCgdkZWxldGVkGAEgASgFIjMKDUFjY291bnRzUmVwbHkSIgoIYWNjb3VudHMYASADKAsyEC50b2NrLnYxLkFjY291bnQqgwEKCUpvYkFjdGlvbhIaChZKT0JfQUNUSU9OX1VOU1BFQ0lGSUVEEAASFQoRSk9CX0FDVElPTl9FTkFCTEUQARIWChJKT0JfQUNUSU9OX0RJU0FCTEUQAhIUChBKT0JfQUNUSU9OX1BBVVNFEAMSFQoRSk9CX0FDVElPTl9ERUxFVEUQBCqOAQoPR3JvdXBEZWxldGVNb2RlEiEKHUdST1VQX0RFTEVURV9NT0RFX1VOU1BFQ0lGSUVEEAASHQoZR1JPVVBfREVMRVRFX01PREVfVU5HUk9VUBABEhwKGEdST1VQX0RFTEVURV9NT0RFX1ZBTklTSBACEhsKF0dST1VQX0RFTEVURV9NT0RFX0VNUFRZEAMyiggKC0pvYnNTZXJ2aWNlEjYKB0FkZEpvYnMSFy50b2NrLnYxLkFkZEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSSwoRUmVjb3JkQmF0Y2hBbnN3ZXISGy50b2NrLnYxLkJhdGNoQW5zd2VyUmVxdWVzdBoZLnRvY2sudjEuQmF0Y2hBbnN3ZXJSZXBseRI4CghFZGl0Sm9icxIYLnRvY2sudjEuRWRpdEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSPAoLQXBwbHlBY3Rpb24SGS50b2NrLnYxLkpvYkFjdGlvblJlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRIyCgZHZXRKb2ISFi50b2NrLnYxLkdldEpvYlJlcXVlc3QaEC50b2NrLnYxLkNyb25Kb2ISOAoITGlzdEpvYnMSGC50b2NrLnYxLkxpc3RKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjYKBlJ1bkpvYhIWLnRvY2sudjEuUnVuSm9iUmVxdWVzdBoULnRvY2sudjEuUnVuSm9iUmVwbHkSPAoKSm9iSGlzdG9yeRIXLnRvY2sudjEuSGlzdG9yeVJlcXVlc3QaFS50b2NrLnYxLkhpc3RvcnlSZXBseRIxCghBZGRHcm91cBIVLnRvY2sudjEuR3JvdXBSZXF1ZXN0Gg4udG9jay52MS5Hcm91cBIyCglFZGl0R3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASMQoIR2V0R3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASPgoKTGlzdEdyb3VwcxIaLnRvY2sudjEuTGlzdEdyb3Vwc1JlcXVlc3QaFC50b2NrLnYxLkdyb3Vwc1JlcGx5EkAKC0RlbGV0ZUdyb3VwEhsudG9jay52MS5Hcm91cERlbGV0ZVJlcXVlc3QaFC50b2NrLnYxLkdyb3Vwc1JlcGx5Ej4KDEF1dGhlbnRpY2F0ZRIcLnRvY2sudjEuQXV0aGVudGljYXRlUmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI3CgpHZXRBY2NvdW50EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI4CgtFZGl0QWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSSwoTUm90YXRlU2lnbmluZ1NlY3JldBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGy50b2NrLnYxLlNpZ25pbmdTZWNyZXRSZXBseTK4BAoMQWRtaW5TZXJ2aWNlEkkKDUNyZWF0ZUFjY291bnQSHS50b2NrLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GhkudG9jay52MS5BY2NvdW50V2l0aFRva2VuEkQKDExpc3RBY2NvdW50cxIcLnRvY2sudjEuTGlzdEFjY291bnRzUmVxdWVzdBoWLnRvY2sudjEuQWNjb3VudHNSZXBseRJBCgtSb3RhdGVUb2tlbhIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGS50b2NrLnYxLkFjY291bnRXaXRoVG9rZW4SOwoORGlzYWJsZUFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50EksKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhsudG9jay52MS5TaWduaW5nU2VjcmV0UmVwbHkSOgoNRW5hYmxlQWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSPwoPTGlzdEFjY291bnRKb2JzEhgudG9jay52MS5MaXN0Sm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRJNChFEZWxldGVBY2NvdW50Sm9icxIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaHy50b2NrLnYxLkRlbGV0ZUFjY291bnRKb2JzUmVwbHliBnByb3RvMw");
+  fileDesc("ChJ0b2NrL3YxL2pvYnMucHJvdG8SB3RvY2sudjEihgYKB0Nyb25Kb2ISCgoCaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoAxISCgVncm91cBgDIAEoA0gAiAEBEhIKCmV4cHJlc3Npb24YBCABKAkSEAoIdGltZXpvbmUYBSABKAkSDgoGZmlsdGVyGAYgASgJEgsKA3VybBgHIAEoCRITCgtodHRwX21ldGhvZBgIIAEoCRIRCglwb3N0X2RhdGEYCSABKAkSFAoMaHR0cF9oZWFkZXJzGAogASgJEhAKCHVzZXJuYW1lGAsgASgJEhQKDGhhc19wYXNzd29yZBgMIAEoCBISCgp1c2VyX2FnZW50GA0gASgJEg8KB3RpbWVvdXQYDiABKAUSEQoJaW5zdGFuY2VzGA8gASgFEg0KBWRlbGF5GBAgASgFEg4KBm5vdGlmeRgRIAEoCBIUCgxub3RpZnlfZXZlcnkYEiABKAUSFAoMbm90aWZ5X21hdGNoGBMgASgJEhgKC25vdGlmeV90aW1lGBQgASgFSAGIAQESGQoRZmFpbHVyZV90aHJlc2hvbGQYFSABKAUSDwoHa2V5d29yZBgWIAEoCRIPCgdwYXR0ZXJuGBcgASgJEgwKBG5hbWUYGCABKAkSDAoEZmFpbBgZIAEoBRIOCgZzdGF0dXMYGiABKAUSDgoGcG9pbnRzGBsgASgFEhkKDHBhdXNlZF91bnRpbBgcIAEoA0gCiAEBEhUKCG5leHRfcnVuGB0gASgDSAOIAQESEgoKY3JlYXRlZF9hdBgeIAEoAxISCgp1cGRhdGVkX2F0GB8gASgDEg8KB2RlbGV0ZWQYICABKAgSFwoPbm90aWZ5X2NoYW5uZWxzGCEgASgJEg8KB3JldHJpZXMYKCABKAUSFQoNcmV0cnlfYmFja29mZhgpIAEoBRIPCgdkc3RfZ2FwGDIgASgJEhMKC2RzdF9vdmVybGFwGDMgASgJQggKBl9ncm91cEIOCgxfbm90aWZ5X3RpbWVCDwoNX3BhdXNlZF91bnRpbEILCglfbmV4dF9ydW4iiQgKC0pvYlNldHRpbmdzEhAKA3VybBgBIAEoCUgAiAEBEhcKCmV4cHJlc3Npb24YAiABKAlIAYgBARITCgZmaWx0ZXIYAyABKAlIAogBARISCgVkZWxheRgEIAEoBUgDiAEBEhUKCHRpbWV6b25lGAUgASgJSASIAQESFAoHdGltZW91dBgGIAEoBUgFiAEBEhYKCWluc3RhbmNlcxgHIAEoBUgGiAEBEhUKCHVzZXJuYW1lGAggASgJSAeIAQESFQoIcGFzc3dvcmQYCSABKAlICIgBARIYCgtodHRwX21ldGhvZBgKIAEoCUgJiAEBEhYKCXBvc3RfZGF0YRgLIAEoCUgKiAEBEhkKDGh0dHBfaGVhZGVycxgMIAEoCUgLiAEBEhcKCnVzZXJfYWdlbnQYDSABKAlIDIgBARITCgZub3RpZnkYDiABKAhIDYgBARIZCgxub3RpZnlfZXZlcnkYDyABKAVIDogBARIZCgxub3RpZnlfbWF0Y2gYECABKAlID4gBARIYCgtub3RpZnlfdGltZRgRIAEoBUgQiAEBEh4KEWZhaWx1cmVfdGhyZXNob2xkGBIgASgFSBGIAQESFAoHa2V5d29yZBgTIAEoCUgSiAEBEhQKB3BhdHRlcm4YFCABKAlIE4gBARISCgVncm91cBgVIAEoA0gUiAEBEhEKBG5hbWUYFiABKAlIFYgBARIcCg9ub3RpZnlfY2hhbm5lbHMYFyABKAlIFogBARIUCgdyZXRyaWVzGB4gASgFSBeIAQESGgoNcmV0cnlfYmFja29mZhgfIAEoBUgYiAEBEhQKB2RzdF9nYXAYMiABKAlIGYgBARIYCgtkc3Rfb3ZlcmxhcBgzIAEoCUgaiAEBQgYKBF91cmxCDQoLX2V4cHJlc3Npb25CCQoHX2ZpbHRlckIICgZfZGVsYXlCCwoJX3RpbWV6b25lQgoKCF90aW1lb3V0QgwKCl9pbnN0YW5jZXNCCwoJX3VzZXJuYW1lQgsKCV9wYXNzd29yZEIOCgxfaHR0cF9tZXRob2RCDAoKX3Bvc3RfZGF0YUIPCg1faHR0cF9oZWFkZXJzQg0KC191c2VyX2FnZW50QgkKB19ub3RpZnlCDwoNX25vdGlmeV9ldmVyeUIPCg1fbm90aWZ5X21hdGNoQg4KDF9ub3RpZnlfdGltZUIUChJfZmFpbHVyZV90aHJlc2hvbGRCCgoIX2tleXdvcmRCCgoIX3BhdHRlcm5CCAoGX2dyb3VwQgcKBV9uYW1lQhIKEF9ub3RpZnlfY2hhbm5lbHNCCgoIX3JldHJpZXNCEAoOX3JldHJ5X2JhY2tvZmZCCgoIX2RzdF9nYXBCDgoMX2RzdF9vdmVybGFwIjkKCFJ1bk9yZGVyEgsKA3J1bhgBIAEoAxIUCgdwYXlsb2FkGAIgASgJSACIAQFCCgoIX3BheWxvYWQimwEKDkFkZEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSIgoEam9icxgCIAMoCzIULnRvY2sudjEuSm9iU2V0dGluZ3MSHwoEcnVucxgDIAMoCzIRLnRvY2sudjEuUnVuT3JkZXISHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSKrAQoPRWRpdEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEhUKCGdyb3VwX2lkGAMgASgDSACIAQESJgoIc2V0dGluZ3MYBCABKAsyFC50b2NrLnYxLkpvYlNldHRpbmdzEiMKA3J1bhgFIAEoCzIRLnRvY2sudjEuUnVuT3JkZXJIAYgBAUILCglfZ3JvdXBfaWRCBgoEX3J1biJ9ChBKb2JBY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEiIKBmFjdGlvbhgDIAEoDjISLnRvY2sudjEuSm9iQWN0aW9uEhYKCXBhdXNlX2ZvchgEIAEoCUgAiAEBQgwKCl9wYXVzZV9mb3IiLwoNR2V0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDIncKD0xpc3RKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDwoHa2V5d29yZBgEIAEoCRIVCghncm91cF9pZBgFIAEoA0gAiAEBQgsKCV9ncm91cF9pZCJXCglKb2JzUmVwbHkSHgoEam9icxgBIAMoCzIQLnRvY2sudjEuQ3JvbkpvYhIZCgxiYXRjaF9hbnN3ZXIYAiABKAlIAIgBAUIPCg1fYmF0Y2hfYW5zd2VyIlEKEkJhdGNoQW5zd2VyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIOCgZhbnN3ZXIYAyABKAkiIgoQQmF0Y2hBbnN3ZXJSZXBseRIOCgZhbnN3ZXIYASABKAkiXwoNUnVuSm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEgwKBHRpbWUYAyABKAMSFAoHcGF5bG9hZBgEIAEoCUgAiAEBQgoKCF9wYXlsb2FkIhkKC1J1bkpvYlJlcGx5EgoKAmF0GAEgASgDImQKDkhpc3RvcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDAoEcGFnZRgDIAEoBRINCgVsaW1pdBgEIAEoBRIVCg12ZXJzaW9uc19vbmx5GAUgASgIIoABCg1TZXR0aW5nQ2hhbmdlEg0KBWZpZWxkGAEgASgJEhgKC2JlZm9yZV9qc29uGAIgASgJSACIAQESFwoKYWZ0ZXJfanNvbhgDIAEoCUgBiAEBEg4KBnNlY3JldBgEIAEoCEIOCgxfYmVmb3JlX2pzb25CDQoLX2FmdGVyX2pzb24i2AEKDEhpc3RvcnlFbnRyeRIQCghyZXZpc2lvbhgBIAEoAxIMCgR0aW1lGAIgASgDEgwKBHR5cGUYAyABKAkSEQoJZGF0YV9qc29uGAQgASgJEhIKCmFjY291bnRfaWQYBSABKAMSFAoHdmVyc2lvbhgGIAEoA0gAiAEBEicKB2NoYW5nZXMYByADKAsyFi50b2NrLnYxLlNldHRpbmdDaGFuZ2USGAoLcm9sbGJhY2tfdG8YCCABKANIAYgBAUIKCghfdmVyc2lvbkIOCgxfcm9sbGJhY2tfdG8iNgoMSGlzdG9yeVJlcGx5EiYKB2VudHJpZXMYASADKAsyFS50b2NrLnYxLkhpc3RvcnlFbnRyeSJTCg9Sb2xsYmFja1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIPCgd2ZXJzaW9uGAMgASgDEg8KB2RyeV9ydW4YBCABKAgiPwoNUm9sbGJhY2tSZXBseRIdCgNqb2IYASABKAsyEC50b2NrLnYxLkNyb25Kb2ISDwoHY2hhbmdlZBgCIAMoCSJGCgVHcm91cBIKCgJpZBgBIAEoAxIMCgRuYW1lGAIgASgJEhEKCWpvYl9jb3VudBgDIAEoBRIQCghwcmlvcml0eRgEIAEoBSJuCgxHcm91cFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIRCgRuYW1lGAMgASgJSACIAQESFQoIcHJpb3JpdHkYBCABKAVIAYgBAUIHCgVfbmFtZUILCglfcHJpb3JpdHkiXAoSR3JvdXBEZWxldGVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSJgoEbW9kZRgDIAEoDjIYLnRvY2sudjEuR3JvdXBEZWxldGVNb2RlIkMKEUxpc3RHcm91cHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSEQoEbmFtZRgCIAEoCUgAiAEBQgcKBV9uYW1lIk0KC0dyb3Vwc1JlcGx5Eh4KBmdyb3VwcxgBIAMoCzIOLnRvY2sudjEuR3JvdXASHgoEam9icxgCIAMoCzIQLnRvY2sudjEuQ3JvbkpvYiJuCgdBY2NvdW50EgoKAmlkGAEgASgDEgwKBG5hbWUYAiABKAkSEAoIdGltZXpvbmUYAyABKAkSEQoJam9iX2xpbWl0GAQgASgFEhAKCGRpc2FibGVkGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAMiKQoTQXV0aGVudGljYXRlUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJIkAKDkFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgDEhUKCHRpbWV6b25lGAIgASgJSACIAQFCCwoJX3RpbWV6b25lInoKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIdGltZXpvbmUYAiABKAkSEgoFdG9rZW4YAyABKAlIAIgBARIWCglqb2JfbGltaXQYBCABKAVIAYgBAUIICgZfdG9rZW5CDAoKX2pvYl9saW1pdCJcChBBY2NvdW50V2l0aFRva2VuEiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSDQoFdG9rZW4YAiABKAkSFgoOc2lnbmluZ19zZWNyZXQYAyABKAkibQoSU2lnbmluZ1NlY3JldFJlcGx5EiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSFgoOc2lnbmluZ19zZWNyZXQYAiABKAkSHAoUcHJldmlvdXNfdmFsaWRfdW50aWwYAyABKAMiFQoTTGlzdEFjY291bnRzUmVxdWVzdCIpChZEZWxldGVBY2NvdW50Sm9ic1JlcGx5Eg8KB2RlbGV0ZWQYASABKAUiMwoNQWNjb3VudHNSZXBseRIiCghhY2NvdW50cxgBIAMoCzIQLnRvY2sudjEuQWNjb3VudCqDAQoJSm9iQWN0aW9uEhoKFkpPQl9BQ1RJT05fVU5TUEVDSUZJRUQQABIVChFKT0JfQUNUSU9OX0VOQUJMRRABEhYKEkpPQl9BQ1RJT05fRElTQUJMRRACEhQKEEpPQl9BQ1RJT05fUEFVU0UQAxIVChFKT0JfQUNUSU9OX0RFTEVURRAEKo4BCg9Hcm91cERlbGV0ZU1vZGUSIQodR1JPVVBfREVMRVRFX01PREVfVU5TUEVDSUZJRUQQABIdChlHUk9VUF9ERUxFVEVfTU9ERV9VTkdST1VQEAESHAoYR1JPVVBfREVMRVRFX01PREVfVkFOSVNIEAISGwoXR1JPVVBfREVMRVRFX01PREVfRU1QVFkQAzLLCAoLSm9ic1NlcnZpY2USNgoHQWRkSm9icxIXLnRvY2sudjEuQWRkSm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRJLChFSZWNvcmRCYXRjaEFuc3dlchIbLnRvY2sudjEuQmF0Y2hBbnN3ZXJSZXF1ZXN0GhkudG9jay52MS5CYXRjaEFuc3dlclJlcGx5EjgKCEVkaXRKb2JzEhgudG9jay52MS5FZGl0Sm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRI8CgtBcHBseUFjdGlvbhIZLnRvY2sudjEuSm9iQWN0aW9uUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjIKBkdldEpvYhIWLnRvY2sudjEuR2V0Sm9iUmVxdWVzdBoQLnRvY2sudjEuQ3JvbkpvYhI4CghMaXN0Sm9icxIYLnRvY2sudjEuTGlzdEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSNgoGUnVuSm9iEhYudG9jay52MS5SdW5Kb2JSZXF1ZXN0GhQudG9jay52MS5SdW5Kb2JSZXBseRI8CgpKb2JIaXN0b3J5EhcudG9jay52MS5IaXN0b3J5UmVxdWVzdBoVLnRvY2sudjEuSGlzdG9yeVJlcGx5Ej8KC1JvbGxiYWNrSm9iEhgudG9jay52MS5Sb2xsYmFja1JlcXVlc3QaFi50b2NrLnYxLlJvbGxiYWNrUmVwbHkSMQoIQWRkR3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASMgoJRWRpdEdyb3VwEhUudG9jay52MS5Hcm91cFJlcXVlc3QaDi50b2NrLnYxLkdyb3VwEjEKCEdldEdyb3VwEhUudG9jay52MS5Hcm91cFJlcXVlc3QaDi50b2NrLnYxLkdyb3VwEj4KCkxpc3RHcm91cHMSGi50b2NrLnYxLkxpc3RHcm91cHNSZXF1ZXN0GhQudG9jay52MS5Hcm91cHNSZXBseRJACgtEZWxldGVHcm91cBIbLnRvY2sudjEuR3JvdXBEZWxldGVSZXF1ZXN0GhQudG9jay52MS5Hcm91cHNSZXBseRI+CgxBdXRoZW50aWNhdGUSHC50b2NrLnYxLkF1dGhlbnRpY2F0ZVJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSNwoKR2V0QWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSOAoLRWRpdEFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50EksKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhsudG9jay52MS5TaWduaW5nU2VjcmV0UmVwbHkyuAQKDEFkbWluU2VydmljZRJJCg1DcmVhdGVBY2NvdW50Eh0udG9jay52MS5DcmVhdGVBY2NvdW50UmVxdWVzdBoZLnRvY2sudjEuQWNjb3VudFdpdGhUb2tlbhJECgxMaXN0QWNjb3VudHMSHC50b2NrLnYxLkxpc3RBY2NvdW50c1JlcXVlc3QaFi50b2NrLnYxLkFjY291bnRzUmVwbHkSQQoLUm90YXRlVG9rZW4SFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhkudG9jay52MS5BY2NvdW50V2l0aFRva2VuEjsKDkRpc2FibGVBY2NvdW50EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBJLChNSb3RhdGVTaWduaW5nU2VjcmV0EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBobLnRvY2sudjEuU2lnbmluZ1NlY3JldFJlcGx5EjoKDUVuYWJsZUFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50Ej8KD0xpc3RBY2NvdW50Sm9icxIYLnRvY2sudjEuTGlzdEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSTQoRRGVsZXRlQWNjb3VudEpvYnMSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0Gh8udG9jay52MS5EZWxldGVBY2NvdW50Sm9ic1JlcGx5YgZwcm90bzM");
 
 /**
  * A cron job as the API returns it (docs/api.md, Cron jobs). The password is never returned.
@@ -713,6 +713,13 @@ export type HistoryRequest = Message<"tock.v1.HistoryRequest"> & {
    * @generated from field: int32 limit = 4;
    */
   limit: number;
+
+  /**
+   * Only the entries that made a version (the job's creation and the changes of its settings).
+   *
+   * @generated from field: bool versions_only = 5;
+   */
+  versionsOnly: boolean;
 };
 
 /**
@@ -721,6 +728,45 @@ export type HistoryRequest = Message<"tock.v1.HistoryRequest"> & {
  */
 export const HistoryRequestSchema: GenMessage<HistoryRequest> = /*@__PURE__*/
   messageDesc(file_tock_v1_jobs, 13);
+
+/**
+ * One setting a version changed. Values are JSON texts, shown as cron_get shows them (secret parts
+ * masked); a change of a secret part is only flagged, its values never leave the jobs service.
+ *
+ * @generated from message tock.v1.SettingChange
+ */
+export type SettingChange = Message<"tock.v1.SettingChange"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * Absent when only the secret part changed.
+   *
+   * @generated from field: optional string before_json = 2;
+   */
+  beforeJson?: string | undefined;
+
+  /**
+   * @generated from field: optional string after_json = 3;
+   */
+  afterJson?: string | undefined;
+
+  /**
+   * The secret part changed: the password, the URL's credentials or a header value.
+   *
+   * @generated from field: bool secret = 4;
+   */
+  secret: boolean;
+};
+
+/**
+ * Describes the message tock.v1.SettingChange.
+ * Use `create(SettingChangeSchema)` to create a new message.
+ */
+export const SettingChangeSchema: GenMessage<SettingChange> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 14);
 
 /**
  * @generated from message tock.v1.HistoryEntry
@@ -754,6 +800,28 @@ export type HistoryEntry = Message<"tock.v1.HistoryEntry"> & {
    * @generated from field: int64 account_id = 5;
    */
   accountId: bigint;
+
+  /**
+   * The version this entry made (1 at creation, then one more per change of the settings);
+   * absent for entries that change no setting (pause, enable, failures counted...).
+   *
+   * @generated from field: optional int64 version = 6;
+   */
+  version?: bigint | undefined;
+
+  /**
+   * What that version changed; at creation every setting that has a value.
+   *
+   * @generated from field: repeated tock.v1.SettingChange changes = 7;
+   */
+  changes: SettingChange[];
+
+  /**
+   * When the version is a rollback: the version whose settings it restored.
+   *
+   * @generated from field: optional int64 rollback_to = 8;
+   */
+  rollbackTo?: bigint | undefined;
 };
 
 /**
@@ -761,7 +829,7 @@ export type HistoryEntry = Message<"tock.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 14);
+  messageDesc(file_tock_v1_jobs, 15);
 
 /**
  * @generated from message tock.v1.HistoryReply
@@ -778,7 +846,69 @@ export type HistoryReply = Message<"tock.v1.HistoryReply"> & {
  * Use `create(HistoryReplySchema)` to create a new message.
  */
 export const HistoryReplySchema: GenMessage<HistoryReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 15);
+  messageDesc(file_tock_v1_jobs, 16);
+
+/**
+ * cron_rollback: the settings of an earlier version, restored as a new version.
+ *
+ * @generated from message tock.v1.RollbackRequest
+ */
+export type RollbackRequest = Message<"tock.v1.RollbackRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+
+  /**
+   * Decide and answer, write nothing: the gateway checks what the rollback would set first.
+   *
+   * @generated from field: bool dry_run = 4;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message tock.v1.RollbackRequest.
+ * Use `create(RollbackRequestSchema)` to create a new message.
+ */
+export const RollbackRequestSchema: GenMessage<RollbackRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 17);
+
+/**
+ * @generated from message tock.v1.RollbackReply
+ */
+export type RollbackReply = Message<"tock.v1.RollbackReply"> & {
+  /**
+   * The job after the rollback (as it would be, for a dry run).
+   *
+   * @generated from field: tock.v1.CronJob job = 1;
+   */
+  job?: CronJob | undefined;
+
+  /**
+   * The settings the rollback changes (or changed); empty when the job has that version's settings already.
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+};
+
+/**
+ * Describes the message tock.v1.RollbackReply.
+ * Use `create(RollbackReplySchema)` to create a new message.
+ */
+export const RollbackReplySchema: GenMessage<RollbackReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 18);
 
 /**
  * @generated from message tock.v1.Group
@@ -810,7 +940,7 @@ export type Group = Message<"tock.v1.Group"> & {
  * Use `create(GroupSchema)` to create a new message.
  */
 export const GroupSchema: GenMessage<Group> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 16);
+  messageDesc(file_tock_v1_jobs, 19);
 
 /**
  * @generated from message tock.v1.GroupRequest
@@ -842,7 +972,7 @@ export type GroupRequest = Message<"tock.v1.GroupRequest"> & {
  * Use `create(GroupRequestSchema)` to create a new message.
  */
 export const GroupRequestSchema: GenMessage<GroupRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 17);
+  messageDesc(file_tock_v1_jobs, 20);
 
 /**
  * @generated from message tock.v1.GroupDeleteRequest
@@ -869,7 +999,7 @@ export type GroupDeleteRequest = Message<"tock.v1.GroupDeleteRequest"> & {
  * Use `create(GroupDeleteRequestSchema)` to create a new message.
  */
 export const GroupDeleteRequestSchema: GenMessage<GroupDeleteRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 18);
+  messageDesc(file_tock_v1_jobs, 21);
 
 /**
  * @generated from message tock.v1.ListGroupsRequest
@@ -893,7 +1023,7 @@ export type ListGroupsRequest = Message<"tock.v1.ListGroupsRequest"> & {
  * Use `create(ListGroupsRequestSchema)` to create a new message.
  */
 export const ListGroupsRequestSchema: GenMessage<ListGroupsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 19);
+  messageDesc(file_tock_v1_jobs, 22);
 
 /**
  * @generated from message tock.v1.GroupsReply
@@ -917,7 +1047,7 @@ export type GroupsReply = Message<"tock.v1.GroupsReply"> & {
  * Use `create(GroupsReplySchema)` to create a new message.
  */
 export const GroupsReplySchema: GenMessage<GroupsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 20);
+  messageDesc(file_tock_v1_jobs, 23);
 
 /**
  * @generated from message tock.v1.Account
@@ -959,7 +1089,7 @@ export type Account = Message<"tock.v1.Account"> & {
  * Use `create(AccountSchema)` to create a new message.
  */
 export const AccountSchema: GenMessage<Account> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 21);
+  messageDesc(file_tock_v1_jobs, 24);
 
 /**
  * @generated from message tock.v1.AuthenticateRequest
@@ -978,7 +1108,7 @@ export type AuthenticateRequest = Message<"tock.v1.AuthenticateRequest"> & {
  * Use `create(AuthenticateRequestSchema)` to create a new message.
  */
 export const AuthenticateRequestSchema: GenMessage<AuthenticateRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 22);
+  messageDesc(file_tock_v1_jobs, 25);
 
 /**
  * @generated from message tock.v1.AccountRequest
@@ -1000,7 +1130,7 @@ export type AccountRequest = Message<"tock.v1.AccountRequest"> & {
  * Use `create(AccountRequestSchema)` to create a new message.
  */
 export const AccountRequestSchema: GenMessage<AccountRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 23);
+  messageDesc(file_tock_v1_jobs, 26);
 
 /**
  * @generated from message tock.v1.CreateAccountRequest
@@ -1037,7 +1167,7 @@ export type CreateAccountRequest = Message<"tock.v1.CreateAccountRequest"> & {
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 24);
+  messageDesc(file_tock_v1_jobs, 27);
 
 /**
  * @generated from message tock.v1.AccountWithToken
@@ -1068,7 +1198,7 @@ export type AccountWithToken = Message<"tock.v1.AccountWithToken"> & {
  * Use `create(AccountWithTokenSchema)` to create a new message.
  */
 export const AccountWithTokenSchema: GenMessage<AccountWithToken> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 25);
+  messageDesc(file_tock_v1_jobs, 28);
 
 /**
  * account_secret_rotate: the new secret, shown only in this answer.
@@ -1099,7 +1229,7 @@ export type SigningSecretReply = Message<"tock.v1.SigningSecretReply"> & {
  * Use `create(SigningSecretReplySchema)` to create a new message.
  */
 export const SigningSecretReplySchema: GenMessage<SigningSecretReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 26);
+  messageDesc(file_tock_v1_jobs, 29);
 
 /**
  * @generated from message tock.v1.ListAccountsRequest
@@ -1112,7 +1242,7 @@ export type ListAccountsRequest = Message<"tock.v1.ListAccountsRequest"> & {
  * Use `create(ListAccountsRequestSchema)` to create a new message.
  */
 export const ListAccountsRequestSchema: GenMessage<ListAccountsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 27);
+  messageDesc(file_tock_v1_jobs, 30);
 
 /**
  * @generated from message tock.v1.DeleteAccountJobsReply
@@ -1129,7 +1259,7 @@ export type DeleteAccountJobsReply = Message<"tock.v1.DeleteAccountJobsReply"> &
  * Use `create(DeleteAccountJobsReplySchema)` to create a new message.
  */
 export const DeleteAccountJobsReplySchema: GenMessage<DeleteAccountJobsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 28);
+  messageDesc(file_tock_v1_jobs, 31);
 
 /**
  * @generated from message tock.v1.AccountsReply
@@ -1146,7 +1276,7 @@ export type AccountsReply = Message<"tock.v1.AccountsReply"> & {
  * Use `create(AccountsReplySchema)` to create a new message.
  */
 export const AccountsReplySchema: GenMessage<AccountsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 29);
+  messageDesc(file_tock_v1_jobs, 32);
 
 /**
  * @generated from enum tock.v1.JobAction
@@ -1290,6 +1420,14 @@ export const JobsService: GenService<{
     methodKind: "unary";
     input: typeof HistoryRequestSchema;
     output: typeof HistoryReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.JobsService.RollbackJob
+   */
+  rollbackJob: {
+    methodKind: "unary";
+    input: typeof RollbackRequestSchema;
+    output: typeof RollbackReplySchema;
   },
   /**
    * @generated from rpc tock.v1.JobsService.AddGroup
