@@ -10,7 +10,8 @@
  * positions and a subscription reading `position > checkpoint` never skips an event committed later.
  */
 import Database from 'better-sqlite3';
-import { privateDbFile, retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
+import { migrateSqlite, privateDbFile, retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
+import type { MigrationResult, SchemaPlan } from '../schemaVersions.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -41,7 +42,9 @@ export const BUSY_TIMEOUT_MS = 10_000;
 // between attempts (retryWhileBusyAsync), so a lock held for long never freezes the process.
 const ATTEMPT_BUSY_MS = 25;
 
-const SCHEMA = `
+// Migration 1 is the schema as the code before schema versions created it: repeatable, so it runs
+// over such a file's tables without changing them. Later migrations are appended, never edited.
+const INITIAL_SCHEMA = `
   CREATE TABLE IF NOT EXISTS streams (
     name      TEXT PRIMARY KEY,
     revision  INTEGER NOT NULL,
@@ -61,6 +64,13 @@ const SCHEMA = `
   CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, revision);
   CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
 `;
+
+export const SQLITE_EVENT_STORE_SCHEMA: SchemaPlan<string> = {
+  component: 'events',
+  what: 'event store (sqlite)',
+  markerTable: 'events',
+  migrations: [{ version: 1, name: 'events and streams', sql: INITIAL_SCHEMA }],
+};
 
 interface EventRow {
   position: number;
@@ -103,8 +113,27 @@ function satisfies(expected: ExpectedRevision, current: number): boolean {
 }
 
 /**
+ * Brings the file at `path` (created if needed) to this code's schema version and closes it: for
+ * `tock migrate` and a service's start. Opening the store does the same.
+ */
+export function migrateSqliteEventStore(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): MigrationResult {
+  privateDbFile(path);
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    useWal(db, busyTimeoutMs);
+    return retryWhileBusy(() => migrateSqlite(db, SQLITE_EVENT_STORE_SCHEMA), busyTimeoutMs);
+  } catch (error) {
+    throw translate(error);
+  } finally {
+    db.close();
+  }
+}
+
+/**
  * Opens (creating if needed) an event store in the SQLite file at `path`; `:memory:` gives a private
- * in-memory store for one process. Several processes may open the same file at once.
+ * in-memory store for one process. Several processes may open the same file at once. The tables
+ * are migrated to this code's schema version; a file a newer Tock migrated is refused
+ * (SchemaAheadError).
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
   const pollIntervalMs = options.pollIntervalMs ?? 25;
@@ -117,7 +146,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     // NORMAL is SQLite's recommended setting under WAL: commits stay atomic and the file stays sound
     // after a crash; only the last commits before a power cut may be lost, not reordered.
     db.pragma('synchronous = NORMAL');
-    retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), busyTimeoutMs);
+    retryWhileBusy(() => migrateSqlite(db, SQLITE_EVENT_STORE_SCHEMA), busyTimeoutMs);
     db.pragma(`busy_timeout = ${Math.min(ATTEMPT_BUSY_MS, busyTimeoutMs)}`);
   } catch (error) {
     db.close();
