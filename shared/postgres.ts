@@ -107,8 +107,9 @@ export type PostgresPlan = SchemaPlan<(target: PostgresTarget) => string>;
  * transaction under the advisory lock `lockKey`: replicas starting together take turns (the second
  * finds the work done), and a migration that fails leaves the database at the version it had. The
  * lock key is the one the code before schema versions took to create its tables, so that code and
- * this never create them at the same time either. Throws SchemaAheadError, changing nothing, when
- * the database is past the plan.
+ * this never create them at the same time either. The plan's definitions (functions) are declared
+ * again after the migrations. Throws SchemaAheadError, changing nothing, when the database is past
+ * the plan.
  */
 export async function migratePostgres(pool: pg.Pool, target: PostgresTarget, lockKey: string, plan: PostgresPlan): Promise<MigrationResult> {
   const s = target.schema;
@@ -134,6 +135,7 @@ export async function migratePostgres(pool: pg.Pool, target: PostgresTarget, loc
       await client.query(m.sql(target));
       await client.query(`INSERT INTO ${s}.tock_schema_version (component, version, name) VALUES ($1, $2, $3)`, [plan.component, m.version, m.name]);
     }
+    if (plan.definitions) await client.query(plan.definitions(target));
     result = { component: plan.component, from, to: from + todo.length, adopted };
   });
   return result!;

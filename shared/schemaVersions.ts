@@ -30,6 +30,12 @@ export interface SchemaPlan<Sql> {
    */
   markerTable: string;
   migrations: readonly Migration<Sql>[];
+  /**
+   * Definitions that belong to the code, not to a version (PostgreSQL functions): declared again
+   * (CREATE OR REPLACE) after the migrations on every run, as the code before versions did at
+   * every start. A function that needs a new table or column comes with the migration making it.
+   */
+  definitions?: Sql;
 }
 
 export interface MigrationResult {

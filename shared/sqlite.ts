@@ -82,6 +82,7 @@ export function migrateSqlite(db: Database.Database, plan: SchemaPlan<string>): 
         db.exec(m.sql);
         record.run(plan.component, m.version, m.name);
       }
+      if (plan.definitions) db.exec(plan.definitions);
       return { component: plan.component, from, to: from + todo.length, adopted };
     })
     .immediate();

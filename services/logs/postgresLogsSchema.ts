@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL logs read model's tables, as an ordered list of migrations
  * (shared/schemaVersions.ts), recorded in the schema's `tock_schema_version` under the component
- * `logs`. Migration 1 is the schema exactly as the code before schema versions created it,
- * repeatable (IF NOT EXISTS, OR REPLACE) so that it can run over tables that code made. A later
- * migration is appended to the list and never edited once released.
+ * `logs`. Migration 1 is the tables exactly as the code before schema versions created them,
+ * repeatable (IF NOT EXISTS) so that it can run over tables that code made. A later migration is
+ * appended to the list and never edited once released. The record_batch function is this code's,
+ * declared again on every run (the code before versions did the same at every start).
  */
 import { createPool, migratePostgres, postgresTarget, translatePgError, type PostgresPlan, type PostgresTarget } from '../../shared/postgres.ts';
 import type { MigrationResult } from '../../shared/schemaVersions.ts';
@@ -33,11 +34,14 @@ const insertSql = (s: string, t: string, keep: string) => `
       DELETE FROM ${s}.${t} d WHERE d.job_id = p_jobs[i] AND (d.time, d.id) <= (
         SELECT k.time, k.id FROM ${s}.${t} k WHERE k.job_id = p_jobs[i] ORDER BY k.time DESC, k.id DESC OFFSET ${keep} LIMIT 1);`;
 
-const initialSchema = (s: string, lockKey: string) => `
+const initialTables = (s: string) => `
   CREATE SCHEMA IF NOT EXISTS ${s};
   CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
   ${tableSql(s, 'log')}
   ${tableSql(s, 'failures')}
+`;
+
+const recordBatchFunction = (s: string, lockKey: string) => `
   CREATE OR REPLACE FUNCTION ${s}.record_batch(
     p_ids bigint[], p_run_ids text[], p_accounts bigint[], p_jobs bigint[], p_outcomes integer[],
     p_times bigint[], p_haystacks text[], p_data bytea[], p_keep integer, p_keep_failures integer, p_failed integer)
@@ -79,7 +83,8 @@ export const LOGS_SCHEMA: PostgresPlan = {
   component: 'logs',
   what: 'logs read model (postgres)',
   markerTable: 'log',
-  migrations: [{ version: 1, name: 'log, failures, meta and record_batch', sql: (t) => initialSchema(t.schema, logsLockKey(t)) }],
+  migrations: [{ version: 1, name: 'log, failures and meta', sql: (t) => initialTables(t.schema) }],
+  definitions: (t) => recordBatchFunction(t.schema, logsLockKey(t)),
 };
 
 /** Migrates the logs tables on the pool's database (what the view does before its first call). */

@@ -2,9 +2,11 @@
  * The PostgreSQL event store's tables, as an ordered list of migrations (shared/schemaVersions.ts),
  * recorded in the schema's `tock_schema_version` under the component `events`.
  *
- * Migration 1 is the schema exactly as the code before schema versions created it, repeatable (IF
- * NOT EXISTS, OR REPLACE) so that it can run over tables that code made. A later migration is
- * appended to the list and never edited once released; it may assume every earlier one ran.
+ * Migration 1 is the tables exactly as the code before schema versions created them, repeatable
+ * (IF NOT EXISTS) so that it can run over tables that code made. A later migration is appended to
+ * the list and never edited once released; it may assume every earlier one ran. The append
+ * function is this code's, declared again on every run (the code before versions did the same at
+ * every start).
  */
 import { createPool, migratePostgres, postgresTarget, translatePgError, type PostgresPlan, type PostgresTarget } from '../postgres.ts';
 import type { MigrationResult } from '../schemaVersions.ts';
@@ -15,7 +17,7 @@ export const appendChannel = (target: PostgresTarget) => `tock_events_${target.s
 /** The advisory lock under which the tables are created and migrated (the code before versions took it too). */
 export const schemaLockKey = (target: PostgresTarget) => `tock events ${target.schemaName}`;
 
-const initialSchema = (s: string, channel: string) => `
+const initialTables = (s: string) => `
   CREATE SCHEMA IF NOT EXISTS ${s};
   CREATE TABLE IF NOT EXISTS ${s}.head (
     one      boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -40,7 +42,9 @@ const initialSchema = (s: string, channel: string) => `
     UNIQUE (stream, revision)
   );
   CREATE INDEX IF NOT EXISTS events_by_category ON ${s}.events (category, position);
+`;
 
+const appendFunction = (s: string, channel: string) => `
   -- One call per append. Returns ok = false and the stream's revision when the expectation fails.
   CREATE OR REPLACE FUNCTION ${s}.append(p_stream text, p_category text, p_expected text, p_time bigint, p_events jsonb)
   RETURNS TABLE (ok boolean, next_revision bigint, last_position bigint)
@@ -85,7 +89,8 @@ export const EVENT_STORE_SCHEMA: PostgresPlan = {
   component: 'events',
   what: 'event store (postgres)',
   markerTable: 'events',
-  migrations: [{ version: 1, name: 'events, streams, head and the append function', sql: (t) => initialSchema(t.schema, appendChannel(t)) }],
+  migrations: [{ version: 1, name: 'events, streams and head', sql: (t) => initialTables(t.schema) }],
+  definitions: (t) => appendFunction(t.schema, appendChannel(t)),
 };
 
 /** Migrates the event store's tables on the pool's database (what the store does before its first call). */

@@ -78,6 +78,7 @@ describe('restore drill: pg_dump of a running Tock, restored into a fresh databa
       const data = Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/j/${i}`, expression: '* * * * * *', name: `drill ${i}`, httpHeaders: `X-Drill-Key: ${secretOf(i)}`, username: `user${i}`, password: passwordOf(i) }));
       const jobs = await ok<{ id: number }[]>(api.call('cron_batch_add', { data }));
       const before = settingsOf(await ok<Record<string, unknown>[]>(api.call('cron_list', {})));
+      expect(before.map((j) => [j.httpHeaders, j.hasPassword]), 'secrets masked, and there').to.deep.equal(data.map(() => ['X-Drill-Key: ***', true]));
       const first = Math.ceil(Date.now() / 1000) + 1;
 
       // The backup, taken while everything runs; the runs go on after it, as they would.
