@@ -70,8 +70,8 @@ export async function migrateStore(config: StoreConfig): Promise<MigrationResult
 /**
  * For a main(), before it opens the store: migrates it, or exits (1) when a newer Tock migrated it,
  * so a rolled-back image never writes to tables it does not know. A database that does not answer
- * is left for later: the store migrates (or refuses) before its first call, as the process waits
- * for its database anyway.
+ * yet does not hold the start up (the service starts unready, as it always has): the store
+ * migrates, or refuses every call, before its first call that reaches the database.
  */
 export async function migrateStoreOrExit(config: StoreConfig, log: Logger): Promise<void> {
   try {

@@ -6,6 +6,7 @@
  * appended to the list and never edited once released. The record_batch function is this code's,
  * declared again on every run (the code before versions did the same at every start).
  */
+import type pg from 'pg';
 import { createPool, migratePostgres, postgresTarget, translatePgError, type PostgresPlan, type PostgresTarget } from '../../shared/postgres.ts';
 import type { MigrationResult } from '../../shared/schemaVersions.ts';
 import { MAX_ID_KEY } from './logsView.ts';
@@ -88,7 +89,7 @@ export const LOGS_SCHEMA: PostgresPlan = {
 };
 
 /** Migrates the logs tables on the pool's database (what the view does before its first call). */
-export const migrateLogsTables = (pool: Parameters<typeof migratePostgres>[0], target: PostgresTarget) => migratePostgres(pool, target, logsLockKey(target), LOGS_SCHEMA);
+export const migrateLogsTables = (pool: pg.Pool, target: PostgresTarget) => migratePostgres(pool, target, logsLockKey(target), LOGS_SCHEMA);
 
 /** Brings the logs read model at `url` (its `schema` parameter, default `tock_logs`) to this code's schema version over a connection of its own. */
 export async function migratePostgresLogsView(url: string, options: { schema?: string } = {}): Promise<MigrationResult> {

@@ -8,6 +8,7 @@
  * function is this code's, declared again on every run (the code before versions did the same at
  * every start).
  */
+import type pg from 'pg';
 import { createPool, migratePostgres, postgresTarget, translatePgError, type PostgresPlan, type PostgresTarget } from '../postgres.ts';
 import type { MigrationResult } from '../schemaVersions.ts';
 
@@ -94,7 +95,7 @@ export const EVENT_STORE_SCHEMA: PostgresPlan = {
 };
 
 /** Migrates the event store's tables on the pool's database (what the store does before its first call). */
-export const migrateEventStoreTables = (pool: Parameters<typeof migratePostgres>[0], target: PostgresTarget) =>
+export const migrateEventStoreTables = (pool: pg.Pool, target: PostgresTarget) =>
   migratePostgres(pool, target, schemaLockKey(target), EVENT_STORE_SCHEMA);
 
 /**

@@ -23,7 +23,7 @@ import { startTarget } from '../support/target.ts';
 import { sleep, waitFor } from '../support/waitFor.ts';
 
 const JOBS = 3;
-const TOOLS = ['pg_dump', 'pg_restore'];
+const TOOLS = ['pg_dump', 'pg_restore', 'psql'];
 const READY: Partial<Record<string, RegExp>> = SERVICE_READY;
 const secretOf = (i: number) => `drill-key-${i}-f3a9`;
 const passwordOf = (i: number) => `drill-pass-${i}-77c1`;
