@@ -7,7 +7,8 @@ import type { EventStore } from './eventStore/eventStore.ts';
 import { openPostgresEventStore } from './eventStore/postgresEventStore.ts';
 import { migratePostgresEventStore } from './eventStore/postgresEventStoreSchema.ts';
 import { measuredEventStore } from './eventStore/measuredEventStore.ts';
-import { migrateSqliteEventStore, openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
+import { BUSY_TIMEOUT_MS, openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
+import { migrateSqliteEventStore } from './eventStore/sqliteEventStoreSchema.ts';
 import type { Logger } from './log.ts';
 import { SchemaAheadError, type MigrationResult } from './schemaVersions.ts';
 
@@ -64,7 +65,7 @@ export async function migrateStore(config: StoreConfig): Promise<MigrationResult
   if (url && isPostgres(url)) return migratePostgresEventStore(url);
   if (url) return undefined;
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
-  return migrateSqliteEventStore(join(config.DATA_DIR, 'events.db'));
+  return migrateSqliteEventStore(join(config.DATA_DIR, 'events.db'), BUSY_TIMEOUT_MS);
 }
 
 /**

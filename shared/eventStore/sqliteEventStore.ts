@@ -11,7 +11,6 @@
  */
 import Database from 'better-sqlite3';
 import { migrateSqlite, privateDbFile, retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
-import type { MigrationResult, SchemaPlan } from '../schemaVersions.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -27,6 +26,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './eventStore.ts';
+import { SQLITE_EVENT_STORE_SCHEMA } from './sqliteEventStoreSchema.ts';
 import { acquireNotifier, notifyAppended, PAGE_SIZE, releaseNotifier, startSubscription, type SubscriptionSource } from './sqliteSubscription.ts';
 
 export interface SqliteEventStoreOptions {
@@ -41,36 +41,6 @@ export const BUSY_TIMEOUT_MS = 10_000;
 // What one write attempt may block the event loop waiting for the lock; past it the wait goes on
 // between attempts (retryWhileBusyAsync), so a lock held for long never freezes the process.
 const ATTEMPT_BUSY_MS = 25;
-
-// Migration 1 is the schema as the code before schema versions created it: repeatable, so it runs
-// over such a file's tables without changing them. Later migrations are appended, never edited.
-const INITIAL_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS streams (
-    name      TEXT PRIMARY KEY,
-    revision  INTEGER NOT NULL,
-    max_count INTEGER
-  ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS events (
-    position INTEGER PRIMARY KEY AUTOINCREMENT,
-    id       TEXT NOT NULL,
-    stream   TEXT NOT NULL,
-    revision INTEGER NOT NULL,
-    category TEXT NOT NULL,
-    type     TEXT NOT NULL,
-    data     TEXT NOT NULL,
-    metadata TEXT NOT NULL,
-    time     INTEGER NOT NULL
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, revision);
-  CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
-`;
-
-export const SQLITE_EVENT_STORE_SCHEMA: SchemaPlan<string> = {
-  component: 'events',
-  what: 'event store (sqlite)',
-  markerTable: 'events',
-  migrations: [{ version: 1, name: 'events and streams', sql: INITIAL_SCHEMA }],
-};
 
 interface EventRow {
   position: number;
@@ -110,23 +80,6 @@ function satisfies(expected: ExpectedRevision, current: number): boolean {
   if (expected === 'no_stream') return current < 0;
   if (expected === 'stream_exists') return current >= 0;
   return expected === current;
-}
-
-/**
- * Brings the file at `path` (created if needed) to this code's schema version and closes it: for
- * `tock migrate` and a service's start. Opening the store does the same.
- */
-export function migrateSqliteEventStore(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): MigrationResult {
-  privateDbFile(path);
-  const db = new Database(path, { timeout: busyTimeoutMs });
-  try {
-    useWal(db, busyTimeoutMs);
-    return retryWhileBusy(() => migrateSqlite(db, SQLITE_EVENT_STORE_SCHEMA), busyTimeoutMs);
-  } catch (error) {
-    throw translate(error);
-  } finally {
-    db.close();
-  }
 }
 
 /**

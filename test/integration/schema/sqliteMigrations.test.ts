@@ -9,10 +9,13 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migrateSqliteEventStore, openSqliteEventStore, SQLITE_EVENT_STORE_SCHEMA } from '../../../shared/eventStore/sqliteEventStore.ts';
+import { BUSY_TIMEOUT_MS, openSqliteEventStore } from '../../../shared/eventStore/sqliteEventStore.ts';
+import { migrateSqliteEventStore as migrateFile, SQLITE_EVENT_STORE_SCHEMA } from '../../../shared/eventStore/sqliteEventStoreSchema.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { latestVersion, SchemaAheadError } from '../../../shared/schemaVersions.ts';
 import { migrateSqliteLogsView, openSqliteLogsView, SQLITE_LOGS_SCHEMA } from '../../../services/logs/sqliteLogsView.ts';
+
+const migrateSqliteEventStore = (path: string) => migrateFile(path, BUSY_TIMEOUT_MS);
 
 const versions = (path: string) => {
   const db = new Database(path, { readonly: true });
