@@ -5,8 +5,12 @@ import { AppError } from './errors.ts';
 import { openEsdbEventStore } from './eventStore/esdbEventStore.ts';
 import type { EventStore } from './eventStore/eventStore.ts';
 import { openPostgresEventStore } from './eventStore/postgresEventStore.ts';
+import { migratePostgresEventStore } from './eventStore/postgresEventStoreSchema.ts';
 import { measuredEventStore } from './eventStore/measuredEventStore.ts';
-import { openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
+import { BUSY_TIMEOUT_MS, openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
+import { migrateSqliteEventStore } from './eventStore/sqliteEventStoreSchema.ts';
+import type { Logger } from './log.ts';
+import { SchemaAheadError, type MigrationResult } from './schemaVersions.ts';
 
 type StoreConfig = Pick<Config, 'EVENTSTORE_URL' | 'ESDB_URL' | 'DATA_DIR'>;
 
@@ -49,6 +53,38 @@ function openAdapter(config: StoreConfig): EventStore {
   }
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   return openSqliteEventStore(join(config.DATA_DIR, 'events.db'));
+}
+
+/**
+ * Brings the configured event store's tables to this code's schema version (`tock migrate`, and a
+ * service's start). Undefined for EventStoreDB, which has no tables of Tock's. Throws
+ * SchemaAheadError when a newer Tock migrated them.
+ */
+export async function migrateStore(config: StoreConfig): Promise<MigrationResult | undefined> {
+  const url = eventStoreUrl(config);
+  if (url && isPostgres(url)) return migratePostgresEventStore(url);
+  if (url) return undefined;
+  mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
+  return migrateSqliteEventStore(join(config.DATA_DIR, 'events.db'), BUSY_TIMEOUT_MS);
+}
+
+/**
+ * For a main(), before it opens the store: migrates it, or exits (1) when a newer Tock migrated it,
+ * so a rolled-back image never writes to tables it does not know. A database that does not answer
+ * yet does not hold the start up (the service starts unready, as it always has): the store
+ * migrates, or refuses every call, before its first call that reaches the database.
+ */
+export async function migrateStoreOrExit(config: StoreConfig, log: Logger): Promise<void> {
+  try {
+    const result = await migrateStore(config);
+    if (result && result.from !== result.to) log.info('event store schema migrated', { from: result.from, to: result.to, adopted: result.adopted });
+  } catch (error) {
+    if (error instanceof SchemaAheadError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    log.warn('event store schema not checked at start: it is migrated before the first call that reaches the database', { error });
+  }
 }
 
 export type LogsStoreChoice = { kind: 'postgres'; url: string } | { kind: 'sqlite'; path: string };

@@ -1,9 +1,11 @@
 /**
  * What the PostgreSQL adapters (event store, logs read model) share: one way to turn a URL into a
- * pool, one schema name rule, one translation of driver failures into the project's error type.
+ * pool, one schema name rule, one translation of driver failures into the project's error type,
+ * one migration runner.
  */
 import pg from 'pg';
 import { AppError } from './errors.ts';
+import { pendingMigrations, type MigrationResult, type SchemaPlan } from './schemaVersions.ts';
 
 export interface PostgresTarget {
   /** The connection string handed to node-postgres, without Tock's own `schema` parameter. */
@@ -95,4 +97,46 @@ export async function withSchemaLock(pool: pg.Pool, key: string, step: (client: 
   } finally {
     client.release();
   }
+}
+
+/** A PostgreSQL migration: its statements, for the schema the target names. */
+export type PostgresPlan = SchemaPlan<(target: PostgresTarget) => string>;
+
+/**
+ * Brings `plan.component`'s tables in the target's schema to the plan's last version, in one
+ * transaction under the advisory lock `lockKey`: replicas starting together take turns (the second
+ * finds the work done), and a migration that fails leaves the database at the version it had. The
+ * lock key is the one the code before schema versions took to create its tables, so that code and
+ * this never create them at the same time either. The plan's definitions (functions) are declared
+ * again after the migrations. Throws SchemaAheadError, changing nothing, when the database is past
+ * the plan.
+ */
+export async function migratePostgres(pool: pg.Pool, target: PostgresTarget, lockKey: string, plan: PostgresPlan): Promise<MigrationResult> {
+  const s = target.schema;
+  let result: MigrationResult | undefined;
+  await withSchemaLock(pool, lockKey, async (client) => {
+    await client.query(`
+      CREATE SCHEMA IF NOT EXISTS ${s};
+      CREATE TABLE IF NOT EXISTS ${s}.tock_schema_version (
+        component  text NOT NULL,
+        version    integer NOT NULL,
+        name       text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (component, version)
+      )`);
+    const found = await client.query<{ version: number | null; marker: string | null }>(
+      `SELECT (SELECT max(version) FROM ${s}.tock_schema_version WHERE component = $1) AS version, to_regclass($2)::text AS marker`,
+      [plan.component, `${s}.${plan.markerTable}`],
+    );
+    const from = found.rows[0]?.version ?? 0;
+    const adopted = from === 0 && found.rows[0]?.marker != null;
+    const todo = pendingMigrations(plan, from);
+    for (const m of todo) {
+      await client.query(m.sql(target));
+      await client.query(`INSERT INTO ${s}.tock_schema_version (component, version, name) VALUES ($1, $2, $3)`, [plan.component, m.version, m.name]);
+    }
+    if (plan.definitions) await client.query(plan.definitions(target));
+    result = { component: plan.component, from, to: from + todo.length, adopted };
+  });
+  return result!;
 }

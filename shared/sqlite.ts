@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { pendingMigrations, type MigrationResult, type SchemaPlan } from './schemaVersions.ts';
 
 /**
  * Makes `path` a private file before SQLite opens it: its directory created 0700, the file created
@@ -55,4 +56,34 @@ export async function retryWhileBusyAsync<T>(step: () => T, timeoutMs: number): 
       await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random())));
     }
   }
+}
+
+/**
+ * Brings `plan.component`'s tables in the file to the plan's last version in one IMMEDIATE
+ * transaction: processes opening the file together take turns on its write lock (SQLite's busy
+ * handler waits; wrap in retryWhileBusy for the rest), and a failed migration leaves the version
+ * the file had. Throws SchemaAheadError, changing nothing, when the file is past the plan.
+ */
+export function migrateSqlite(db: Database.Database, plan: SchemaPlan<string>): MigrationResult {
+  return db
+    .transaction((): MigrationResult => {
+      db.exec(`CREATE TABLE IF NOT EXISTS tock_schema_version (
+        component  TEXT NOT NULL,
+        version    INTEGER NOT NULL,
+        name       TEXT NOT NULL,
+        applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+        PRIMARY KEY (component, version)
+      ) WITHOUT ROWID`);
+      const from = (db.prepare('SELECT max(version) AS v FROM tock_schema_version WHERE component = ?').get(plan.component) as { v: number | null }).v ?? 0;
+      const adopted = from === 0 && db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(plan.markerTable) !== undefined;
+      const todo = pendingMigrations(plan, from);
+      const record = db.prepare('INSERT INTO tock_schema_version (component, version, name) VALUES (?, ?, ?)');
+      for (const m of todo) {
+        db.exec(m.sql);
+        record.run(plan.component, m.version, m.name);
+      }
+      if (plan.definitions) db.exec(plan.definitions);
+      return { component: plan.component, from, to: from + todo.length, adopted };
+    })
+    .immediate();
 }

@@ -12,6 +12,8 @@ Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8
 Operator commands (ADMIN_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
   accounts create|list|rotate|disable ...                       accounts and their API tokens
   channels list|add|edit|delete|test --account ID ...           an account's notification channels
+  migrate                                                       the databases (EVENTSTORE_URL, LOGS_DB_URL or DATA_DIR)
+                                                                brought to this version's schema
 Anywhere:
   next '<expression>' [--tz ZONE] [--count N] ...               preview a schedule
   --version    --help (also after any command)    --json (on every read)
@@ -32,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     if (args.includes('--help') || args.includes('-h')) throw new HelpRequest((await import('./channelsCommand.ts')).USAGE);
     return (await import('./adminChannels.ts')).adminChannels(args, io);
   },
+  migrate: async () => (await import('./migrateCommand.ts')).migrateCommand,
   next: async () => {
     const { nextCommand } = await import('./nextCommand.ts');
     return (args, io) => nextCommand(args, io.out, io.err);

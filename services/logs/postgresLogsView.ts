@@ -13,71 +13,9 @@ import { AppError } from '../../shared/errors.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
-import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
+import { keepSetting, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
-
-const tableSql = (s: string, t: string) => `
-  CREATE TABLE IF NOT EXISTS ${s}.${t} (
-    id bigint PRIMARY KEY,
-    run_id text NOT NULL UNIQUE,
-    account_id bigint NOT NULL,
-    job_id bigint NOT NULL,
-    outcome integer NOT NULL,
-    time bigint NOT NULL,
-    haystack text NOT NULL,
-    data bytea NOT NULL
-  );
-  CREATE INDEX IF NOT EXISTS ${t}_job ON ${s}.${t} (job_id, time, id);
-  CREATE INDEX IF NOT EXISTS ${t}_account ON ${s}.${t} (account_id, time, id);`;
-
-/** Inserts into one table and prunes the job to its newest `keep` rows. */
-const insertSql = (s: string, t: string, keep: string) => `
-      INSERT INTO ${s}.${t} (id, run_id, account_id, job_id, outcome, time, haystack, data)
-        VALUES (v_id, p_run_ids[i], p_accounts[i], p_jobs[i], p_outcomes[i], p_times[i], p_haystacks[i], p_data[i]);
-      DELETE FROM ${s}.${t} d WHERE d.job_id = p_jobs[i] AND (d.time, d.id) <= (
-        SELECT k.time, k.id FROM ${s}.${t} k WHERE k.job_id = p_jobs[i] ORDER BY k.time DESC, k.id DESC OFFSET ${keep} LIMIT 1);`;
-
-const schemaSql = (s: string, lockKey: string) => `
-  CREATE SCHEMA IF NOT EXISTS ${s};
-  CREATE TABLE IF NOT EXISTS ${s}.meta (key text PRIMARY KEY, value text NOT NULL);
-  ${tableSql(s, 'log')}
-  ${tableSql(s, 'failures')}
-  CREATE OR REPLACE FUNCTION ${s}.record_batch(
-    p_ids bigint[], p_run_ids text[], p_accounts bigint[], p_jobs bigint[], p_outcomes integer[],
-    p_times bigint[], p_haystacks text[], p_data bytea[], p_keep integer, p_keep_failures integer, p_failed integer)
-  RETURNS boolean[] LANGUAGE plpgsql AS $fn$
-  DECLARE
-    v_fresh boolean[] := '{}';
-    v_max   bigint;
-    v_id    bigint;
-  BEGIN
-    -- Held until commit: batches of all replicas take turns.
-    PERFORM pg_advisory_xact_lock(hashtext('${lockKey}'));
-    -- The highest id ever given, not only the highest kept: an entry pruned at once (an old result
-    -- arriving late) must not hand its id to the next one.
-    SELECT greatest(coalesce((SELECT max(id) FROM ${s}.log), 0), coalesce((SELECT max(id) FROM ${s}.failures), 0),
-                    coalesce((SELECT value::bigint FROM ${s}.meta WHERE key = '${MAX_ID_KEY}'), 0)) INTO v_max;
-    FOR i IN 1 .. coalesce(array_length(p_run_ids, 1), 0) LOOP
-      IF EXISTS (SELECT 1 FROM ${s}.log WHERE run_id = p_run_ids[i]) OR EXISTS (SELECT 1 FROM ${s}.failures WHERE run_id = p_run_ids[i]) THEN
-        v_fresh := v_fresh || false;
-        CONTINUE;
-      END IF;
-      v_id := p_ids[i];
-      -- A taken sequence means the stream was recreated under this read model: keep ids unique anyway.
-      IF v_id IS NULL OR EXISTS (SELECT 1 FROM ${s}.log WHERE id = v_id) OR EXISTS (SELECT 1 FROM ${s}.failures WHERE id = v_id) THEN
-        v_id := v_max + 1;
-      END IF;
-      v_max := greatest(v_max, v_id);
-      ${insertSql(s, 'log', 'p_keep')}
-      IF p_outcomes[i] = p_failed THEN
-        ${insertSql(s, 'failures', 'p_keep_failures')}
-      END IF;
-      v_fresh := v_fresh || true;
-    END LOOP;
-    INSERT INTO ${s}.meta (key, value) VALUES ('${MAX_ID_KEY}', v_max::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value;
-    RETURN v_fresh;
-  END $fn$;
-`;
+import { logsLockKey, migrateLogsTables } from './postgresLogsSchema.ts';
 
 /** Opens the logs read model in the PostgreSQL database at `url`; tables go in its `schema` parameter's schema, default `tock_logs`. */
 export function openPostgresLogsView(url: string, options: LogsViewOptions & { schema?: string; onConnectionError?: (error: unknown) => void } = {}): LogsView {
@@ -96,11 +34,13 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
   let closed = false;
   let schemaReady: Promise<void> | undefined;
 
+  /** Migrates the tables (postgresLogsSchema.ts) and applies the retention settings once; a failure is tried again by the next call. */
   const ready = () =>
-    (schemaReady ??= withSchemaLock(pool, `tock logs ${target.schemaName}`, async (client) => {
-      await client.query(schemaSql(s, `tock logs ${target.schemaName}`));
-      await applyRetentionSettings(client);
-    }).catch((error: unknown) => {
+    (schemaReady ??= (async () => {
+      await migrateLogsTables(pool, target);
+      // Under the lock record_batch takes, as a batch would prune.
+      await withSchemaLock(pool, logsLockKey(target), applyRetentionSettings);
+    })().catch((error: unknown) => {
       schemaReady = undefined;
       throw error;
     }));

@@ -12,9 +12,11 @@ import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
 import type { LogsView, LogsViewOptions } from './logsView.ts';
+import type { MigrationResult } from '../../shared/schemaVersions.ts';
+import { migratePostgresLogsView } from './postgresLogsSchema.ts';
 import { openPostgresLogsView } from './postgresLogsView.ts';
 import { createRecorder } from './recorder.ts';
-import { openSqliteLogsView } from './sqliteLogsView.ts';
+import { migrateSqliteLogsView, openSqliteLogsView } from './sqliteLogsView.ts';
 
 export interface LogsServiceOptions extends LogsViewOptions {
   bus: Bus;
@@ -59,9 +61,23 @@ function openView(options: LogsServiceOptions): LogsView {
   return openSqliteLogsView(path, options);
 }
 
+/**
+ * Brings the logs read model's database (PostgreSQL when `dbUrl`, else the SQLite file) to this
+ * code's schema version: `tock migrate`, and every start. Throws SchemaAheadError when a newer Tock
+ * migrated it. Undefined for an in-memory file, which has nothing to migrate.
+ */
+export async function migrateLogsDatabase(options: Pick<LogsServiceOptions, 'dbUrl' | 'dbPath'>): Promise<MigrationResult | undefined> {
+  if (options.dbUrl) return migratePostgresLogsView(options.dbUrl);
+  const path = options.dbPath ?? ':memory:';
+  return path === ':memory:' ? undefined : migrateSqliteLogsView(path);
+}
+
 /** Consumes EXECUTIONS into the logs read model and serves LogsService over gRPC. */
 export async function startLogsService(options: LogsServiceOptions): Promise<LogsServiceHandle> {
   const { bus, log } = options;
+  // Before anything else: a database a newer Tock migrated stops the start here, untouched.
+  const migrated = await migrateLogsDatabase(options);
+  if (migrated && migrated.from !== migrated.to) log.info('logs read model schema migrated', { from: migrated.from, to: migrated.to, adopted: migrated.adopted });
   const view = openView(options);
   const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;

@@ -2,7 +2,8 @@ import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import Database from 'better-sqlite3';
 import { AppError } from '../../shared/errors.ts';
 import { single } from '../../shared/single.ts';
-import { privateDbFile, useWal } from '../../shared/sqlite.ts';
+import { migrateSqlite, privateDbFile, useWal } from '../../shared/sqlite.ts';
+import type { MigrationResult, SchemaPlan } from '../../shared/schemaVersions.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
 import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
@@ -26,6 +27,32 @@ const tableSql = (t: Table) => `
   -- Serves a job's page (newest first) and its pruning (oldest first) alike.
   CREATE INDEX IF NOT EXISTS ${t}_job ON ${t} (job_id, time, id);
   CREATE INDEX IF NOT EXISTS ${t}_account ON ${t} (account_id, time, id);`;
+
+// Migration 1 is the schema as the code before schema versions created it: repeatable, so it runs
+// over such a file's tables without changing them. Later migrations are appended, never edited.
+export const SQLITE_LOGS_SCHEMA: SchemaPlan<string> = {
+  component: 'logs',
+  what: 'logs read model (sqlite)',
+  markerTable: 'log',
+  migrations: [
+    {
+      version: 1,
+      name: 'log, failures and meta',
+      sql: `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;${TABLES.map(tableSql).join('')}`,
+    },
+  ],
+};
+
+/** Brings the file at `path` (created if needed) to this code's schema version and closes it: for `tock migrate`. Opening the view does the same. */
+export function migrateSqliteLogsView(path: string): MigrationResult {
+  privateDbFile(path);
+  const db = new Database(path, { timeout: 5000 });
+  try {
+    return migrateSqlite(db, SQLITE_LOGS_SCHEMA);
+  } finally {
+    db.close();
+  }
+}
 
 /**
  * The logs read model in SQLite: one file per process (deleting it and replaying the stream
@@ -74,7 +101,12 @@ class SqliteLogsView {
     if (path !== ':memory:') useWal(this.db, 5000);
     // WAL with NORMAL loses at most the last commits on power loss; they are unacked, so redelivered.
     this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;${TABLES.map(tableSql).join('')}`);
+    try {
+      migrateSqlite(this.db, SQLITE_LOGS_SCHEMA);
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
     // The highest id ever given, not only the highest kept: an entry pruned at once (an old result
     // arriving late) must not hand its id to the next one, even after a restart.
     const given = Number(this.getMeta(MAX_ID_KEY) ?? 0);

@@ -10,7 +10,7 @@ import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { migrateStoreOrExit, openStore } from '../../shared/openStore.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startNotifierService } from './service.ts';
@@ -30,6 +30,7 @@ const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readi
   process.stderr.write(`notifier: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });
+await migrateStoreOrExit(config, log);
 const store = openStore(config);
 // Deliveries are claimed and recorded in the store: unready while it refuses writes.
 const unwatchStore = watchStore(store, readiness);

@@ -8,7 +8,7 @@ import { createLogger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { startOpsServer } from '../../shared/opsServer.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
-import { openStore } from '../../shared/openStore.ts';
+import { migrateStoreOrExit, openStore } from '../../shared/openStore.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { onShutdown } from '../../shared/runMain.ts';
 import { startPlannerService } from './service.ts';
@@ -21,6 +21,7 @@ if (!config.NATS_URL) {
 }
 const log = createLogger('planner', {}, config.LOG_LEVEL);
 const credentials = grpcCredentialsOrExit(config, 'service', log);
+await migrateStoreOrExit(config, log);
 const store = openStore(config);
 const readiness = createReadiness(log);
 const unwatchStore = watchStore(store, readiness);

@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors.ts';
-import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../postgres.ts';
+import { createPool, postgresTarget, translatePgError } from '../postgres.ts';
 import { single } from '../single.ts';
 import {
   categoryOf,
@@ -31,6 +31,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './eventStore.ts';
+import { appendChannel, migrateEventStoreTables } from './postgresEventStoreSchema.ts';
 import { AppendListener, PAGE_SIZE, startSubscription, type PageSource } from './postgresSubscription.ts';
 
 export interface PostgresEventStoreOptions {
@@ -41,72 +42,6 @@ export interface PostgresEventStoreOptions {
   /** Told about connections that broke (idle ones in the pool, the LISTEN one); they are replaced. */
   onConnectionError?: (error: unknown) => void;
 }
-
-const schemaSql = (s: string, channel: string) => `
-  CREATE SCHEMA IF NOT EXISTS ${s};
-  CREATE TABLE IF NOT EXISTS ${s}.head (
-    one      boolean PRIMARY KEY DEFAULT true CHECK (one),
-    position bigint NOT NULL
-  );
-  INSERT INTO ${s}.head (position) VALUES (0) ON CONFLICT DO NOTHING;
-  CREATE TABLE IF NOT EXISTS ${s}.streams (
-    name      text PRIMARY KEY,
-    revision  bigint NOT NULL,
-    max_count integer
-  );
-  CREATE TABLE IF NOT EXISTS ${s}.events (
-    position bigint PRIMARY KEY,
-    id       text NOT NULL,
-    stream   text NOT NULL,
-    revision bigint NOT NULL,
-    category text NOT NULL,
-    type     text NOT NULL,
-    data     jsonb NOT NULL,
-    metadata jsonb NOT NULL,
-    time     bigint NOT NULL,
-    UNIQUE (stream, revision)
-  );
-  CREATE INDEX IF NOT EXISTS events_by_category ON ${s}.events (category, position);
-
-  -- One call per append. Returns ok = false and the stream's revision when the expectation fails.
-  CREATE OR REPLACE FUNCTION ${s}.append(p_stream text, p_category text, p_expected text, p_time bigint, p_events jsonb)
-  RETURNS TABLE (ok boolean, next_revision bigint, last_position bigint)
-  LANGUAGE plpgsql AS $fn$
-  DECLARE
-    v_head    bigint;
-    v_current bigint;
-    v_max     integer;
-    v_count   integer := jsonb_array_length(p_events);
-  BEGIN
-    -- Held until commit: appends take turns, so positions become visible in order.
-    SELECT h.position INTO v_head FROM ${s}.head h FOR UPDATE;
-    SELECT st.revision, st.max_count INTO v_current, v_max FROM ${s}.streams st WHERE st.name = p_stream;
-    v_current := coalesce(v_current, -1);
-    IF NOT (p_expected = 'any'
-            OR (p_expected = 'no_stream' AND v_current < 0)
-            OR (p_expected = 'stream_exists' AND v_current >= 0)
-            OR p_expected = v_current::text) THEN
-      RETURN QUERY SELECT false, v_current, 0::bigint;
-      RETURN;
-    END IF;
-    IF v_count = 0 THEN
-      RETURN QUERY SELECT true, v_current,
-        coalesce((SELECT e.position FROM ${s}.events e WHERE e.stream = p_stream ORDER BY e.revision DESC LIMIT 1), 0);
-      RETURN;
-    END IF;
-    INSERT INTO ${s}.events (position, id, stream, revision, category, type, data, metadata, time)
-      SELECT v_head + x.n, x.e->>'id', p_stream, v_current + x.n, p_category, x.e->>'type', x.e->'data', x.e->'metadata', p_time
-      FROM jsonb_array_elements(p_events) WITH ORDINALITY AS x(e, n);
-    UPDATE ${s}.head SET position = v_head + v_count;
-    INSERT INTO ${s}.streams (name, revision) VALUES (p_stream, v_current + v_count)
-      ON CONFLICT (name) DO UPDATE SET revision = excluded.revision;
-    IF v_max IS NOT NULL THEN
-      DELETE FROM ${s}.events e WHERE e.stream = p_stream AND e.revision <= v_current + v_count - v_max;
-    END IF;
-    PERFORM pg_notify('${channel}', '');
-    RETURN QUERY SELECT true, v_current + v_count, v_head + v_count;
-  END $fn$;
-`;
 
 interface EventRow {
   position: string;
@@ -135,14 +70,14 @@ const translate = (error: unknown) =>
 
 /**
  * Opens the event store in the PostgreSQL database at `url` (`postgres://user:pass@host:5432/db`).
- * Tables are created on first use, so opening never blocks and a server that is not up yet only
- * fails the calls made before it is.
+ * Tables are created or migrated (postgresEventStoreSchema.ts) on first use, so opening never
+ * blocks and a server that is not up yet only fails the calls made before it is. A database a
+ * newer Tock migrated fails every call (SchemaAheadError), so nothing is written to it.
  */
 export function openPostgresEventStore(url: string, options: PostgresEventStoreOptions = {}): EventStore {
   const target = postgresTarget(url, 'tock', options.schema);
   const s = target.schema;
-  // A channel per schema: two installations sharing a database do not wake each other.
-  const channel = `tock_events_${target.schemaName}`;
+  const channel = appendChannel(target);
   const report = options.onConnectionError ?? (() => undefined);
   const pool = createPool(target, { max: options.maxConnections, onIdleError: report });
   const listener = new AppendListener(target.connectionString, channel, report);
@@ -150,11 +85,12 @@ export function openPostgresEventStore(url: string, options: PostgresEventStoreO
   let closed = false;
   let schemaReady: Promise<void> | undefined;
 
-  /** Creates the tables once; a failure (server down) is retried by the next call instead of sticking. */
+  /**
+   * Brings the tables to this code's schema version once, before the first call; a failure (server
+   * down, or a database a newer Tock migrated) is tried again by the next call instead of sticking.
+   */
   const ready = () =>
-    (schemaReady ??= withSchemaLock(pool, `tock events ${target.schemaName}`, async (client) => {
-      await client.query(schemaSql(s, channel));
-    }).catch((error: unknown) => {
+    (schemaReady ??= migrateEventStoreTables(pool, target).then(() => undefined, (error: unknown) => {
       schemaReady = undefined;
       throw error;
     }));

@@ -10,7 +10,7 @@
  * positions and a subscription reading `position > checkpoint` never skips an event committed later.
  */
 import Database from 'better-sqlite3';
-import { privateDbFile, retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
+import { migrateSqlite, privateDbFile, retryWhileBusy, retryWhileBusyAsync, useWal } from '../sqlite.ts';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
@@ -26,6 +26,7 @@ import {
   type SubscribeOptions,
   type Subscription,
 } from './eventStore.ts';
+import { SQLITE_EVENT_STORE_SCHEMA } from './sqliteEventStoreSchema.ts';
 import { acquireNotifier, notifyAppended, PAGE_SIZE, releaseNotifier, startSubscription, type SubscriptionSource } from './sqliteSubscription.ts';
 
 export interface SqliteEventStoreOptions {
@@ -40,27 +41,6 @@ export const BUSY_TIMEOUT_MS = 10_000;
 // What one write attempt may block the event loop waiting for the lock; past it the wait goes on
 // between attempts (retryWhileBusyAsync), so a lock held for long never freezes the process.
 const ATTEMPT_BUSY_MS = 25;
-
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS streams (
-    name      TEXT PRIMARY KEY,
-    revision  INTEGER NOT NULL,
-    max_count INTEGER
-  ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS events (
-    position INTEGER PRIMARY KEY AUTOINCREMENT,
-    id       TEXT NOT NULL,
-    stream   TEXT NOT NULL,
-    revision INTEGER NOT NULL,
-    category TEXT NOT NULL,
-    type     TEXT NOT NULL,
-    data     TEXT NOT NULL,
-    metadata TEXT NOT NULL,
-    time     INTEGER NOT NULL
-  );
-  CREATE UNIQUE INDEX IF NOT EXISTS events_by_stream ON events (stream, revision);
-  CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
-`;
 
 interface EventRow {
   position: number;
@@ -104,7 +84,9 @@ function satisfies(expected: ExpectedRevision, current: number): boolean {
 
 /**
  * Opens (creating if needed) an event store in the SQLite file at `path`; `:memory:` gives a private
- * in-memory store for one process. Several processes may open the same file at once.
+ * in-memory store for one process. Several processes may open the same file at once. The tables
+ * are migrated to this code's schema version; a file a newer Tock migrated is refused
+ * (SchemaAheadError).
  */
 export function openSqliteEventStore(path: string, options: SqliteEventStoreOptions = {}): EventStore {
   const pollIntervalMs = options.pollIntervalMs ?? 25;
@@ -117,7 +99,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     // NORMAL is SQLite's recommended setting under WAL: commits stay atomic and the file stays sound
     // after a crash; only the last commits before a power cut may be lost, not reordered.
     db.pragma('synchronous = NORMAL');
-    retryWhileBusy(() => db.transaction(() => db.exec(SCHEMA)).immediate(), busyTimeoutMs);
+    retryWhileBusy(() => migrateSqlite(db, SQLITE_EVENT_STORE_SCHEMA), busyTimeoutMs);
     db.pragma(`busy_timeout = ${Math.min(ATTEMPT_BUSY_MS, busyTimeoutMs)}`);
   } catch (error) {
     db.close();

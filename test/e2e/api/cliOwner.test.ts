@@ -38,7 +38,7 @@ describe('CLI: owner commands over the public API (embedded mode)', function () 
   };
 
   it('--help (everywhere) and --version exit 0 on stdout; no command or an unknown one exits 2', async () => {
-    const helps = [['--help'], ['-h'], ['help'], ['help', 'jobs'], ['jobs', '--help'], ['jobs', 'add', '--help'], ['jobs', 'list', '-h'], ['logs', '--help'], ['groups', '--help'], ['groups', 'delete', '--help'], ['accounts', '--help'], ['accounts', 'create', '--help'], ['next', '--help']];
+    const helps = [['--help'], ['-h'], ['help'], ['help', 'jobs'], ['jobs', '--help'], ['jobs', 'add', '--help'], ['jobs', 'list', '-h'], ['logs', '--help'], ['groups', '--help'], ['groups', 'delete', '--help'], ['accounts', '--help'], ['accounts', 'create', '--help'], ['migrate', '--help'], ['next', '--help']];
     const results = await Promise.all(helps.map((args) => tock(...args)));
     for (const [i, r] of results.entries()) {
       expect(r.code, helps[i]!.join(' ')).to.equal(0);
