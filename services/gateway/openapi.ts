@@ -189,6 +189,15 @@ const SCHEMAS: Record<string, Schema> = {
       recentOutcomes: { type: ['array', 'null'], items: { type: 'integer', enum: [0, 1, 2] }, maxItems: 20, description: 'Tock: the statuses of the newest 20 results kept, newest first (0 succeeded, 1 failed, 2 skipped)' },
       runs24h: nullable('integer', 'Tock: results kept that were scheduled in the last 24 hours'),
       failures24h: nullable('integer', 'Tock: how many of those failed'),
+      hourly24h: {
+        type: ['object', 'null'],
+        description: 'Tock: results kept per clock hour, the 24 hours from `from` (Unix seconds; the current hour last), and how many failed in each',
+        properties: {
+          from: int('Unix time the first hour starts'),
+          runs: { type: 'array', items: { type: 'integer' }, minItems: 24, maxItems: 24, description: 'results per hour, oldest first' },
+          failures: { type: 'array', items: { type: 'integer' }, minItems: 24, maxItems: 24, description: 'failed results per hour, oldest first' },
+        },
+      },
       groupName: nullable('string', "Tock: the name of the job's group"),
     },
   },
