@@ -4,6 +4,7 @@ import { formatTime, matches, resultSummary } from './format.ts';
 import { browserZone, healthState, outcomeMarks, relativeTime, sortJobs, STATE_TEXT, totals, type HealthState, type JobWithHealth, type SortKey } from './health.ts';
 import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
+import { hourlyChart } from './charts.ts';
 
 /** The table's columns: heading (the cell's label on a phone, where rows are cards), sort key, class. */
 const COLUMNS: [string, SortKey, string][] = [
@@ -65,6 +66,7 @@ export function jobListView({ call, main }: ViewContext) {
   const message = h('p', { className: 'error', attrs: { role: 'alert' } });
   const updated = h('span', { className: 'hint', attrs: { id: 'updated' } });
   const summary = h('section', { className: 'totals', attrs: { id: 'totals', 'aria-label': 'Account totals' } });
+  const hourly = hourlyChart(zone);
   const body = h('tbody');
   const heads = COLUMNS.map(([title, key], i) =>
     h('th', { attrs: { scope: 'col', 'data-col': i } }, h('button', { className: 'sort', attrs: { type: 'button', 'data-sort': key }, on: { click: () => sortBy(key) } }, title)),
@@ -74,6 +76,7 @@ export function jobListView({ call, main }: ViewContext) {
     main,
     h('h1', {}, 'Cron jobs'),
     summary,
+    hourly.root,
     h('div', { className: 'toolbar' }, h('span', { className: 'filter' }, label('filter-text', 'Search'), text), h('span', { className: 'filter' }, label('filter-group', 'Group'), group), h('span', { className: 'filter' }, label('filter-state', 'State'), state), link('/jobs/new', 'New job'), updated),
     message,
     h('table', { className: 'cards', attrs: { id: 'jobs' } }, h('caption', { className: 'visually-hidden' }, 'Cron jobs; the column buttons sort'), h('thead', {}, h('tr', {}, ...heads)), body),
@@ -136,7 +139,7 @@ export function jobListView({ call, main }: ViewContext) {
     drawTotals(now);
   }
 
-  return poll(async () => {
+  const stop = poll(async () => {
     try {
       jobs = await call<JobWithHealth[]>('cron_list', { limit: 1000 });
       replace(message);
@@ -146,6 +149,11 @@ export function jobListView({ call, main }: ViewContext) {
     }
     drawGroups();
     draw();
+    hourly.update(jobs);
     replace(updated, 'updated ', timeCell(Date.now() / 1000, Date.now() / 1000, zone));
   });
+  return () => {
+    stop();
+    hourly.destroy();
+  };
 }
