@@ -10,6 +10,7 @@ export const JOBS_USAGE = `usage:
   tock jobs edit <id> name=value... [--json] e.g. timeout=10 'name=nightly report'
   tock jobs delete <id>
   tock jobs run <id> [--time UNIX] [--payload TEXT]
+  tock jobs test [<id>] name=value... [--json] one call of these settings (or job <id> changed by them), saved nowhere
   tock jobs pause <id> [--for DURATION]      e.g. --for '2 hours'; without --for until enabled
   tock jobs enable|disable <id>
 name=value pairs are cron_add / cron_edit parameters, checked by the API as it checks any client's.
@@ -98,6 +99,20 @@ export async function jobsCommand(args: string[], io: Io): Promise<number> {
       const at = await api<number>('cron_run', params);
       if (asJson) json(io.out, at);
       else io.out(`job ${id} runs at ${instant(at)}`);
+      return 0;
+    }
+    case 'test': {
+      const [first, ...rest] = parsed.positionals;
+      const id = first !== undefined && /^\d+$/.test(first) ? first : undefined;
+      const settings = settingsOf(id === undefined ? parsed.positionals : rest, JOBS_USAGE);
+      if (id === undefined && !Object.keys(settings).length) throw new UsageError('give the settings to test (url=...) or a job id', JOBS_USAGE);
+      const answer = await api<{ status: number; httpStatus: number; error: string; executionTime: number; ip: string; url: string; output: string }>('cron_test', id === undefined ? settings : { ...settings, id });
+      if (asJson) json(io.out, answer);
+      else {
+        const http = answer.httpStatus ? `HTTP ${answer.httpStatus}` : 'no response';
+        io.out(`${answer.status === 0 ? 'succeeded' : `failed (${answer.error})`}: ${http} in ${answer.executionTime.toFixed(3)} s from ${answer.url}${answer.ip ? ` (${answer.ip})` : ''}`);
+        if (answer.output) io.out(answer.output);
+      }
       return 0;
     }
     case 'pause':

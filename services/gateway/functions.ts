@@ -9,7 +9,7 @@ import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
-import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails, testRecord } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
@@ -196,6 +196,13 @@ export const FUNCTIONS: Record<string, Fn> = {
     const time = runTime(params);
     const { at } = await c.jobs.runJob({ accountId, id: jobId, time, payload: params.str('payload') });
     return Number(at);
+  },
+  // Tock's: one call of the settings as given (a new job's, or job `id` changed by them), made by
+  // an executor like a run and recorded nowhere.
+  cron_test: async ({ params, accountId }, c) => {
+    const { answer, url } = await c.jobs.testJob({ accountId, id: params.has('id') ? id(params) : 0n, settings: settingsFrom(params) });
+    if (!answer) throw new AppError('INTERNAL', 'the jobs service answered a test without its result');
+    return testRecord(answer, url);
   },
   cron_logs: logs(false),
   cron_show: logs(false),

@@ -101,6 +101,13 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   cron_delete: { summary: 'Delete a cron job', params: ['id'], required: ['id'], returns: JOB },
   cron_batch_delete: { summary: 'Delete several cron jobs', params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
   cron_run: { summary: 'Run a cron job now or at a time, without changing its schedule', params: ['id', 'time', 'payload'], required: ['id'], returns: { type: 'integer', description: 'Unix time it will run' } },
+  cron_test: {
+    summary:
+      "Tock's: call the URL once with these settings (a new job's, or job id's changed by them, its stored secrets kept) and answer what it got; egress-guarded and within the account's share like a run, recorded nowhere. A target the egress policy refuses is error 3 on url; an account whose share of calls is in use is error 12",
+    settings: true,
+    params: ['id'],
+    returns: ref('TestResult'),
+  },
   cron_logs: { summary: "A job's results, newest first", params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
   cron_show: { summary: 'Same as cron_logs', params: ['id', 'page', 'limit', 'keyword'], required: ['id'], returns: LOGS },
   cron_failures: { summary: "A job's failed results (without id: the account's)", params: ['id', 'page', 'limit', 'keyword'], returns: LOGS },
@@ -251,6 +258,21 @@ const SCHEMAS: Record<string, Schema> = {
       lastError: str('the last delivery error'),
       createdAt: int('Unix time'),
       secret: str('webhook channels, in the answer of channel_add only: the HMAC key of X-Tock-Signature'),
+    },
+  },
+  TestResult: {
+    type: 'object',
+    properties: {
+      status: int('0 succeeded, 1 failed, judged as a run would be (status, keyword, pattern)', { enum: [0, 1] }),
+      httpStatus: int('0 when there was no response'),
+      error: str('why it failed'),
+      executionTime: { type: 'number', description: 'seconds' },
+      downloaded: int('body bytes'),
+      ip: str('address called'),
+      server: str('the executor that called'),
+      url: str('the URL called, credentials masked'),
+      headers: { type: 'array', items: { type: 'object', properties: { name: str('header name'), value: str('value; job secrets masked') } }, description: 'the final response headers' },
+      output: str("the body's first and last 4 KiB, job secrets masked"),
     },
   },
   HistoryEntry: {
