@@ -19,7 +19,7 @@ describe('cron_test: a test call before saving', function () {
   const hits = (path: string) => target.received.filter((r) => r.url.startsWith(path));
 
   before(async () => {
-    target = await startTarget((r) => {
+    target = await startTarget((r): { status?: number; body?: string; delayMs?: number; headers?: Record<string, string> } => {
       // Echoes what it got, as a careless target might: the answer must not show the secrets.
       if (r.url.startsWith('/echo')) return { body: JSON.stringify({ url: r.url, headers: r.headers }), headers: { 'x-seen-auth': String(r.headers.authorization ?? '') } };
       if (r.url.startsWith('/slow')) return { delayMs: 8000, body: 'late' };
