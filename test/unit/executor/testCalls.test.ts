@@ -4,7 +4,7 @@ import { answerOf, maskAll, secretsOf } from '../../../services/executor/testCal
 import type { HttpResult } from '../../../services/executor/httpCall.ts';
 import { defaultSettings, targetOf } from '../../../shared/job/index.ts';
 
-const job = (over: Partial<RunJob>): RunJob => ({ ...targetOf(defaultSettings('UTC')), id: 0, ...over }) as RunJob;
+const job = (over: Partial<RunJob>): RunJob => ({ ...targetOf(defaultSettings('UTC')), id: 0, ...over });
 const result = (over: Partial<HttpResult>): HttpResult => ({
   httpStatus: 200,
   output: '',
