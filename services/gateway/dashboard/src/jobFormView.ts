@@ -5,6 +5,7 @@ import { FORM_GROUPS, FORM_LAYOUT, labelOf } from './formLayout.ts';
 import type { JobRecord } from './format.ts';
 import type { ViewContext } from './view.ts';
 import { previewLines } from './preview.ts';
+import { testResultView, type TestResult } from './testResult.ts';
 
 let openApi: Promise<unknown> | undefined;
 /** The OpenAPI document (public, same for every account): fetched once per page load. */
@@ -138,6 +139,8 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       );
     };
     const submit = h('button', { attrs: { type: 'submit', id: 'save' } }, id === undefined ? 'Create job' : 'Save changes');
+    const tester = h('button', { className: 'secondary', attrs: { type: 'button', id: 'test-call' }, on: { click: () => void test() } }, 'Test');
+    const tested = h('section', { className: 'test-result', attrs: { id: 'test-result', 'aria-live': 'polite', 'aria-label': 'Test call' } });
     const form = h(
       'form',
       {
@@ -156,33 +159,58 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       },
       ...FORM_GROUPS.map(section),
       others.length ? h('details', {}, h('summary', {}, 'More settings'), ...others.map(row)) : null,
-      h('div', { className: 'toolbar' }, submit, h('a', { attrs: { href: id === undefined ? '#/' : `#/jobs/${id}` } }, 'Cancel')),
+      h('div', { className: 'toolbar' }, submit, tester, h('a', { attrs: { href: id === undefined ? '#/' : `#/jobs/${id}` } }, 'Cancel'), h('span', { className: 'hint' }, 'Test calls the URL once with these settings and saves nothing.')),
+      tested,
     );
     replace(main, h('h1', {}, id === undefined ? 'New cron job' : `Edit cron job #${id}`), status, form);
     updatePreview();
 
-    async function save() {
+    /** The API's error at the field its message names, else at the top of the form. */
+    function showError(error: unknown) {
+      const message = error instanceof ApiError ? error.message : String(error);
+      const field = fieldOfMessage(message, [...controls.keys()]);
+      const where = field && errors.get(field);
+      if (where) {
+        replace(where, message);
+        // A field under the closed "More settings" would hide its message: open it.
+        where.closest('details')?.setAttribute('open', '');
+        controls.get(field)?.focus();
+      } else replace(status, message);
+    }
+
+    /** The parameters the form stands for (an edit: only what changed), or the error that stops them. */
+    function formParams() {
       replace(status);
       for (const e of errors.values()) replace(e);
+      const masked = maskedSecretLeft(current(), original);
+      if (masked) throw new ApiError(3, masked.message);
+      const params = paramsFromValues(fields, current(), original);
+      return id === undefined ? params : { ...params, id };
+    }
+
+    async function save() {
       submit.disabled = true;
       try {
-        const masked = maskedSecretLeft(current(), original);
-        if (masked) throw new ApiError(3, masked.message);
-        const params = paramsFromValues(fields, current(), original);
-        const job = await call<JobRecord>(id === undefined ? 'cron_add' : 'cron_edit', id === undefined ? params : { ...params, id });
+        const job = await call<JobRecord>(id === undefined ? 'cron_add' : 'cron_edit', formParams());
         go(`/jobs/${job.id}`);
       } catch (error) {
-        const message = error instanceof ApiError ? error.message : String(error);
-        const field = fieldOfMessage(message, [...controls.keys()]);
-        const where = field && errors.get(field);
-        if (where) {
-          replace(where, message);
-          // A field under the closed "More settings" would hide its message: open it.
-          where.closest('details')?.setAttribute('open', '');
-          controls.get(field)?.focus();
-        } else replace(status, message);
+        showError(error);
       } finally {
         submit.disabled = false;
+      }
+    }
+
+    /** cron_test: one call with the form's settings (an edit's stored secrets kept), its answer shown under the form. */
+    async function test() {
+      tester.disabled = true;
+      replace(tested, h('p', { className: 'hint' }, 'Calling the URL…'));
+      try {
+        replace(tested, ...testResultView(await call<TestResult>('cron_test', formParams())));
+      } catch (error) {
+        replace(tested);
+        showError(error);
+      } finally {
+        tester.disabled = false;
       }
     }
   }
