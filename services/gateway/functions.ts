@@ -191,6 +191,10 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_pause: action(JobAction.PAUSE, true),
   cron_delete: action(JobAction.DELETE, true),
   cron_batch_delete: action(JobAction.DELETE, false),
+  // Tock's: the same actions on a list of jobs in one call, all or none (one refused id changes nothing).
+  cron_batch_enable: action(JobAction.ENABLE, false),
+  cron_batch_disable: action(JobAction.DISABLE, false),
+  cron_batch_pause: action(JobAction.PAUSE, false),
   cron_run: async ({ params, accountId }, c) => {
     const jobId = id(params);
     const time = runTime(params);

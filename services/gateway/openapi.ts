@@ -100,6 +100,9 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   cron_pause: { summary: 'Pause a cron job, for a while or until enabled', params: ['id', 'for'], required: ['id'], returns: JOB },
   cron_delete: { summary: 'Delete a cron job', params: ['id'], required: ['id'], returns: JOB },
   cron_batch_delete: { summary: 'Delete several cron jobs', params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
+  cron_batch_enable: { summary: "Tock's: enable several cron jobs (resets fail); one refused id changes none", params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
+  cron_batch_disable: { summary: "Tock's: disable several cron jobs; one refused id changes none", params: [['id', PARAMS.ids]], required: ['id'], returns: JOBS },
+  cron_batch_pause: { summary: "Tock's: pause several cron jobs, for a while or until enabled; one refused id changes none", params: [['id', PARAMS.ids], 'for'], required: ['id'], returns: JOBS },
   cron_run: { summary: 'Run a cron job now or at a time, without changing its schedule', params: ['id', 'time', 'payload'], required: ['id'], returns: { type: 'integer', description: 'Unix time it will run' } },
   cron_test: {
     summary:

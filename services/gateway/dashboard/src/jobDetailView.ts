@@ -104,6 +104,7 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
       active || j.status === 5 ? button('Disable', 'action-disable', () => void act('cron_disable'), 'secondary') : null,
       j.status !== 1 && j.status !== 4 ? button('Run now', 'action-run', () => void act('cron_run')) : null,
       link(`/jobs/${j.id}/edit`, 'Edit'),
+      link(`/jobs/${j.id}/clone`, 'Clone'),
       button('Delete', 'action-delete', () => void act('cron_delete', {}, `Delete cron job ${j.id} (${j.name || j.url})? This cannot be undone.`), 'danger'),
     );
   }

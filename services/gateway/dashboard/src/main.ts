@@ -19,6 +19,10 @@ function route(hash: string): { view: View } {
     const id = Number(m[1]);
     return { view: (ctx) => jobFormView(ctx, id) };
   }
+  if ((m = /^\/jobs\/(\d+)\/clone$/.exec(path))) {
+    const from = Number(m[1]);
+    return { view: (ctx) => jobFormView(ctx, undefined, from) };
+  }
   if ((m = /^\/jobs\/(\d+)$/.exec(path))) {
     const id = Number(m[1]);
     return { view: (ctx) => jobDetailView(ctx, id) };
