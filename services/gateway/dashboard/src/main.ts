@@ -107,7 +107,8 @@ function loginView() {
     button,
     error,
   );
-  return form;
+  // The page's one landmark, as on every other page.
+  return h('main', { attrs: { id: 'main' } }, form);
 }
 
 window.addEventListener('hashchange', render);
