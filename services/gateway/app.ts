@@ -181,9 +181,6 @@ const UNAVAILABLE_RETRY_S = 1;
 function forClient(error: unknown, requestId: string, where: string, log: Logger): AppError {
   if (error instanceof RateLimitError) return error;
   if (isAppError(error) && error.httpStatus < 500) return error;
-  // A peer's rate limit (an executor's share of an account's calls, for cron_test) is ours too,
-  // written for the client: its reason stays.
-  if (isAppError(error) && error.kind === 'RATE_LIMITED') return new RateLimitError(1, `${error.detail}; retry in 1 second`);
   log.error('request failed', { requestId, where, error });
   if (error instanceof ExplainedError) return new ExplainedError(error.kind, `${error.message} (request id ${requestId})`);
   const kind = isAppError(error) ? error.kind : 'INTERNAL';
@@ -192,6 +189,8 @@ function forClient(error: unknown, requestId: string, where: string, log: Logger
   if (kind === 'UNAVAILABLE') {
     return new AppError('UNAVAILABLE', `the service is busy or unavailable right now; retry in ${UNAVAILABLE_RETRY_S} second (request id ${requestId})`);
   }
+  // A peer's own rate limit, relayed over gRPC.
+  if (kind === 'RATE_LIMITED') return new RateLimitError(1, `rate limit exceeded; retry in 1 second (request id ${requestId})`);
   if (kind === 'CONFLICT') return new AppError('CONFLICT', `the object is being changed by other requests right now; try again (request id ${requestId})`);
   return new AppError('INTERNAL', `internal error (request id ${requestId})`);
 }

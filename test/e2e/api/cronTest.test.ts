@@ -113,7 +113,7 @@ describe('cron_test: a test call before saving', function () {
     const second = await rawRequest(system.baseUrl, '/api/v1/cron_test', { query: `url=${encodeURIComponent(`${target.url}/probe/second`)}`, headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
     expect(second.http).to.equal(503);
     expect(second.json).to.include({ status: 'error', code: 12 });
-    expect(second.json.message).to.match(/^this account already has 1 calls in progress on the executor, its share; retry in 1 second/);
+    expect(second.json.message).to.equal("the account's share of calls on the executor is in use (runs or tests in progress); retry in 1 second");
     expect(second.headers.get('retry-after')).to.equal('1');
     expect(hits('/probe/second')).to.have.length(0);
     expect((await slow).status).to.equal('success');
