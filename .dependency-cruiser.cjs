@@ -114,7 +114,7 @@ module.exports = {
     },
     {
       name: 'each-service-publishes-its-own-subjects',
-      comment: 'Who puts what on the bus, as nats.conf grants it: the planner alone publishes due runs (and their cancel notices), executors alone executions (and their own retries), the notifier alone notifications. shared/subjects/<service>.ts is imported by that service only.',
+      comment: 'Who puts what on the bus, as nats.conf grants it: the planner alone publishes due runs (and their cancel notices), executors alone executions (and their own retries), the notifier alone notifications, the jobs service alone test calls (cron_test). shared/subjects/<service>.ts is imported by that service only.',
       severity: 'error',
       from: { path: '^services/([^/]+)/', pathNot: '^services/(embedded|cli)/' },
       to: { path: '^shared/subjects/', pathNot: '^shared/subjects/$1\\.ts$' },

@@ -4,7 +4,9 @@ import type { Bus, ConsumerOptions, StreamConfig } from './bus/bus.ts';
  * The bus topology, documented for third-party subscribers in docs/events.md. What each service
  * publishes on is in shared/subjects/ (one module per publisher):
  * - RUNS (work queue): `tock.runs.due.<jobId>` (the planner's) and `tock.runs.retry.<jobId>` (an
- *   executor's next attempt of a failed call), payload tock.v1.DueRun, message id = attempt id.
+ *   executor's next attempt of a failed call), payload tock.v1.DueRun, message id = attempt id;
+ *   `tock.runs.test.<accountId>` (the jobs service's cron_test calls), payload tock.v1.TestRun,
+ *   message id = test id, answered live on `tock.tests.answer.<testId>` (tock.v1.TestAnswer).
  * - EXECUTIONS (kept 7 days): `tock.executions.<accountId>.<jobId>.<succeeded|failed|skipped>`,
  *   payload tock.v1.Execution, message id = run id.
  * - NOTIFICATIONS (kept 7 days): `tock.notifications.<accountId>.<kind>`, payload
@@ -14,7 +16,7 @@ export const MINUTE = 60_000;
 
 export const RUNS_STREAM: StreamConfig = {
   name: 'RUNS',
-  subjects: ['tock.runs.due.>', 'tock.runs.retry.>'],
+  subjects: ['tock.runs.due.>', 'tock.runs.retry.>', 'tock.runs.test.>'],
   retention: 'workqueue',
   // Longer than any planner failover: a replayed or second planner's publish is dropped.
   duplicateWindowMs: 15 * MINUTE,
@@ -66,6 +68,19 @@ export function decodeCancel(data: Uint8Array): RunCancel | null {
     return null;
   }
 }
+
+/** A test call (cron_test) among the due runs an executor takes: not a DueRun. */
+export const isTestRunSubject = (subject: string) => subject.startsWith('tock.runs.test.');
+/** The executors' answers to test calls (shared/subjects/executor.ts), which the jobs service listens to. */
+export const TEST_ANSWER_SUBJECTS = 'tock.tests.answer.*';
+export const testIdOfAnswer = (subject: string) => subject.slice('tock.tests.answer.'.length);
+/**
+ * A test call's bounds: it must be taken by an executor within TEST_PICKUP_MS of its request,
+ * and its call lasts at most TEST_TIMEOUT_S (or the job's timeout when shorter), so the caller
+ * (behind a gateway's gRPC deadline) has its answer or a clear refusal in time.
+ */
+export const TEST_PICKUP_MS = 5_000;
+export const TEST_TIMEOUT_S = 20;
 
 export type Outcome = 'succeeded' | 'failed' | 'skipped';
 

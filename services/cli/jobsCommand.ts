@@ -11,6 +11,7 @@ export const JOBS_USAGE = `usage:
   tock jobs edit <id> name=value... [--json] e.g. timeout=10 'name=nightly report'
   tock jobs delete <id>
   tock jobs run <id> [--time UNIX] [--payload TEXT]
+  tock jobs test [<id>] name=value... [--json] one call of these settings (or job <id> changed by them), saved nowhere
   tock jobs pause <id> [--for DURATION]      e.g. --for '2 hours'; without --for until enabled
   tock jobs enable|disable <id>
   tock jobs history <id> [--json]            its versions: number, time, what changed
@@ -128,6 +129,20 @@ export async function jobsCommand(args: string[], io: Io): Promise<number> {
       if (!/^[1-9]\d*$/.test(version)) throw new UsageError(`the version must be a positive whole number, got '${version}'`, JOBS_USAGE);
       if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`, JOBS_USAGE);
       return show(await api<JobRecord>('cron_rollback', { id: checkedId, version }), `job ${checkedId} has the settings of version ${version}`);
+    }
+    case 'test': {
+      const [first, ...rest] = parsed.positionals;
+      const id = first !== undefined && /^\d+$/.test(first) ? first : undefined;
+      const settings = settingsOf(id === undefined ? parsed.positionals : rest, JOBS_USAGE);
+      if (id === undefined && !Object.keys(settings).length) throw new UsageError('give the settings to test (url=...) or a job id', JOBS_USAGE);
+      const answer = await api<{ status: number; httpStatus: number; error: string; executionTime: number; ip: string; url: string; output: string }>('cron_test', id === undefined ? settings : { ...settings, id });
+      if (asJson) json(io.out, answer);
+      else {
+        const http = answer.httpStatus ? `HTTP ${answer.httpStatus}` : 'no response';
+        io.out(`${answer.status === 0 ? 'succeeded' : `failed (${answer.error})`}: ${http} in ${answer.executionTime.toFixed(3)} s from ${answer.url}${answer.ip ? ` (${answer.ip})` : ''}`);
+        if (answer.output) io.out(answer.output);
+      }
+      return 0;
     }
     case 'pause':
       return action('cron_pause', str('for') ? `paused for ${str('for')}` : 'paused', str('for') ? { for: str('for')! } : {});

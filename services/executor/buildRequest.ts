@@ -13,6 +13,8 @@ export interface RunInfo {
   signing?: readonly SigningKey[];
   /** Which attempt of the occurrence (1 the first); sent as X-Tock-Attempt past the first. */
   attempt?: number;
+  /** A test call (cron_test), no run of the job: sent as X-Tock-Test: 1. */
+  test?: boolean;
 }
 
 export interface RequestSpec {
@@ -160,12 +162,13 @@ export function buildRequest(job: RunJob, run: RunInfo, options: { userAgent: st
   }
 
   // Ours, so a target can de-duplicate; a job's header must not be able to forge them.
-  for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id', 'X-Tock-Attempt', SIGNATURE_HEADER]) headers.delete(name);
+  for (const name of ['X-Tock-Job-Id', 'X-Tock-Scheduled-Time', 'X-Tock-Run-Id', 'X-Tock-Attempt', 'X-Tock-Test', SIGNATURE_HEADER]) headers.delete(name);
   const tocks: Record<string, string> = {
     'X-Tock-Job-Id': String(job.id),
     'X-Tock-Scheduled-Time': kw('__timestamp__'),
     'X-Tock-Run-Id': headerSafe(run.runId),
     ...(run.attempt && run.attempt > 1 ? { 'X-Tock-Attempt': String(run.attempt) } : {}),
+    ...(run.test ? { 'X-Tock-Test': '1' } : {}),
   };
   for (const [name, value] of Object.entries(tocks)) headers.set(name, value);
   const anyOriginHeaders = { 'User-Agent': headerSafe(options.userAgent), ...tocks };

@@ -29,7 +29,7 @@ export function requestFor(run: DueRun, userAgent: string, secrets?: Sealer) {
 }
 
 /** The account's signing keys; sealed like the job's secrets (opened here, for this request). */
-const signingOf = (run: DueRun, secrets?: Sealer): SigningKey[] | undefined =>
+export const signingOf = (run: Pick<DueRun, 'target'>, secrets?: Sealer): SigningKey[] | undefined =>
   run.target!.signingSecrets.length
     ? run.target!.signingSecrets.map((k) => ({ secret: secrets ? secrets.open(k.secret) : k.secret, validUntil: Number(k.validUntil) }))
     : undefined;

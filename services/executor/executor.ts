@@ -6,7 +6,7 @@ import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { slicedQueue } from '../../shared/timeSlice.ts';
-import { CONSUMERS, decodeCancel, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
+import { CONSUMERS, decodeCancel, isTestRunSubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
 import { createCallsInFlight } from './callsInFlight.ts';
 import { attemptId } from './dueRunMessages.ts';
 import { createExecutionPublisher } from './executionPublisher.ts';
@@ -17,6 +17,7 @@ import { createInstantQueue } from './instantQueue.ts';
 import { rememberOpened } from './openedSecrets.ts';
 import { createSettleRun, type TargetedRun } from './settleRun.ts';
 import { createStaleRuns } from './staleRuns.ts';
+import { createTestCalls } from './testCalls.ts';
 
 export interface ExecutorOptions {
   bus: Bus;
@@ -63,9 +64,10 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     const notice = decodeCancel(data);
     if (notice) stale.cancel(notice);
   });
+  const secrets = options.secrets && rememberOpened(options.secrets);
   const settleRun = createSettleRun({
     ...options,
-    secrets: options.secrets && rememberOpened(options.secrets),
+    secrets,
     executions: createExecutionPublisher(options),
     held,
     instants,
@@ -102,8 +104,14 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     }
   };
 
+  // cron_test's calls come through the same queue, within the same shares, but are no runs.
+  const testCall = createTestCalls({ ...options, secrets, gate });
   const arrivals = slicedQueue(ARRIVAL_SLICE);
   const consumer = await bus.consume(CONSUMERS.executors, async (msg) => {
+    if (isTestRunSubject(msg.subject)) {
+      await testCall(msg).catch((error: unknown) => log.warn('test call not answered', { subject: msg.subject, error }));
+      return;
+    }
     try {
       await arrivals.run(() => handle(msg));
     } catch (error) {

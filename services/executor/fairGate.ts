@@ -15,6 +15,8 @@ export interface FairGate {
    * run goes back to the bus).
    */
   enter(accountId: number): Promise<Release | 'full' | 'closed'>;
+  /** A release function when the account has a free slot now, else null (nothing waits): for a test call. */
+  tryEnter(accountId: number): Release | null;
   /** Answers 'closed' to every run still waiting, and to every run that comes. */
   close(): void;
   /** Calls in flight and runs waiting, for one account (metrics, tests). */
@@ -67,6 +69,14 @@ export function createFairGate(options: FairGateOptions): FairGate {
       if (l.waiting.length >= maxWaiting) return Promise.resolve('full' as const);
       const line = l;
       return new Promise<Release | 'closed'>((resolve) => line.waiting.push(resolve));
+    },
+    tryEnter(accountId) {
+      if (closed) return null;
+      const l = lines.get(accountId) ?? { inFlight: 0, waiting: [] };
+      if (full(l)) return null;
+      lines.set(accountId, l);
+      l.inFlight++;
+      return releaseOf(accountId, l);
     },
     close() {
       closed = true;

@@ -24,6 +24,8 @@ export interface HttpResult {
   transient: boolean;
   /** The final response's Retry-After header, when it had one. */
   retryAfter: string | null;
+  /** The final response's headers (undefined when there was none). */
+  headers?: Record<string, string | string[] | undefined>;
   /**
    * For the operator's log only: which address the egress policy refused and why. The run's
    * `error` and `ip` (shown to the tenant) say only that the target is not allowed.
@@ -45,7 +47,8 @@ export interface HttpCallerOptions {
 }
 
 export interface HttpCaller {
-  call(spec: RequestSpec): Promise<HttpResult>;
+  /** `once`: no second try after a failed connect (a test call answers at once instead). */
+  call(spec: RequestSpec, options?: { once?: boolean }): Promise<HttpResult>;
   /** A call to `url` is coming at `due` (ms): connect ahead if needed. Call the result once it went, or will not. */
   expect(url: string, due: number): () => void;
   close(): Promise<void>;
@@ -143,13 +146,13 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       sleeping.add(wake);
     });
 
-  async function call(spec: RequestSpec): Promise<HttpResult> {
+  async function call(spec: RequestSpec, options: { once?: boolean } = {}): Promise<HttpResult> {
     const startTime = Date.now();
     const t0 = performance.now();
     let chain: Chain;
     try {
       chain = await follow(spec, 0);
-      if (chain.retryable && !closed) {
+      if (chain.retryable && !closed && !options.once) {
         await sleep(retryDelayMs);
         chain = await follow(chain.spec, chain.redirects);
       }
@@ -169,6 +172,7 @@ export function createHttpCaller(options: HttpCallerOptions): HttpCaller {
       connectFailed: chain.retryable,
       transient: chain.transient,
       retryAfter: hop?.retryAfter ?? null,
+      headers: hop?.headers,
       refused: chain.refused ? { host: chain.refused.host, ip: chain.refused.ip, reason: chain.refused.reason } : null,
     };
   }

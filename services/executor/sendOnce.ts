@@ -36,6 +36,8 @@ export interface Hop {
   connected: boolean;
   timedOut: boolean;
   retryAfter?: string | null;
+  /** The response's headers as undici gives them (a test call shows them; a run keeps none). */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -52,6 +54,7 @@ export function sendOnce(agent: Dispatcher, spec: RequestSpec, url: URL, remaini
     let status = 0;
     let location: string | null = null;
     let retryAfter: string | null = null;
+    let responseHeaders: Hop['headers'];
     let connected = false;
     let settled = false;
     let controller: Dispatcher.DispatchController | null = null;
@@ -60,7 +63,7 @@ export function sendOnce(agent: Dispatcher, spec: RequestSpec, url: URL, remaini
       settled = true;
       clearTimeout(timer);
       if (headersSlot === slot) headersSlot = null;
-      resolve({ status, location, capture, ip: slot.ip, error, connected, timedOut, retryAfter });
+      resolve({ status, location, capture, ip: slot.ip, error, connected, timedOut, retryAfter, headers: responseHeaders });
     };
     const timer = setTimeout(() => {
       finish(null, true); // first: abort() reports back synchronously through onResponseError
@@ -77,6 +80,7 @@ export function sendOnce(agent: Dispatcher, spec: RequestSpec, url: URL, remaini
       onResponseStart(_c, statusCode, headers) {
         if (statusCode < 200) return;
         status = statusCode;
+        responseHeaders = headers;
         const loc = headers.location;
         location = REDIRECT_STATUSES.has(statusCode) ? (Array.isArray(loc) ? loc[0] : loc) ?? null : null;
         const after = headers['retry-after'];

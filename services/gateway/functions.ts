@@ -9,7 +9,8 @@ import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
-import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
+import { RateLimitError } from './rateLimit.ts';
+import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails, testRecord } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
@@ -199,11 +200,27 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_pause: action(JobAction.PAUSE, true),
   cron_delete: action(JobAction.DELETE, true),
   cron_batch_delete: action(JobAction.DELETE, false),
+  // Tock's: the same actions on a list of jobs in one call, all or none (one refused id changes nothing).
+  cron_batch_enable: action(JobAction.ENABLE, false),
+  cron_batch_disable: action(JobAction.DISABLE, false),
+  cron_batch_pause: action(JobAction.PAUSE, false),
   cron_run: async ({ params, accountId }, c) => {
     const jobId = id(params);
     const time = runTime(params);
     const { at } = await c.jobs.runJob({ accountId, id: jobId, time, payload: params.str('payload') });
     return Number(at);
+  },
+  // Tock's: one call of the settings as given (a new job's, or job `id` changed by them), made by
+  // an executor like a run and recorded nowhere.
+  cron_test: async ({ params, accountId }, c) => {
+    const { answer, url } = await c.jobs.testJob({ accountId, id: params.has('id') ? id(params) : 0n, settings: settingsFrom(params) }).catch((error: unknown) => {
+      // The executor's refusal when the account's share of its calls is in use: said here, in the
+      // gateway's words (a peer's message is never shown for a 5xx).
+      if (isAppError(error) && error.kind === 'RATE_LIMITED') throw new RateLimitError(1, "the account's share of calls on the executor is in use (runs or tests in progress); retry in 1 second");
+      throw error;
+    });
+    if (!answer) throw new AppError('INTERNAL', 'the jobs service answered a test without its result');
+    return testRecord(answer, url);
   },
   cron_logs: logs(false),
   cron_show: logs(false),

@@ -10,6 +10,9 @@ export const LAST_RESULT_TEXT = 200;
 /** Jobs per Summaries call: each is one short turn of the logs service, not one long one for a whole page. */
 const SUMMARIES_PER_CALL = 100;
 const DAY_S = 86_400;
+const HOUR_S = 3600;
+/** Hours in `hourly24h`: the current one and the 23 before it. */
+export const HOURLY_HOURS = 24;
 
 /** Tock's additions to the records of cron_list and cron_get (FastCron clients ignore fields they do not know). */
 export interface JobHealth {
@@ -18,11 +21,13 @@ export interface JobHealth {
   recentOutcomes: number[];
   runs24h: number;
   failures24h: number;
+  /** Runs and failures per clock hour: the 24 hours from `from` (Unix seconds), the current one last. */
+  hourly24h: { from: number; runs: number[]; failures: number[] };
   groupName: string | null;
 }
 
 /** The additions of a deleted job, or when the logs service could not answer. */
-export const NO_HEALTH: { [K in keyof JobHealth]: null } = { lastResult: null, recentOutcomes: null, runs24h: null, failures24h: null, groupName: null };
+export const NO_HEALTH: { [K in keyof JobHealth]: null } = { lastResult: null, recentOutcomes: null, runs24h: null, failures24h: null, hourly24h: null, groupName: null };
 
 const cut = (text: string) => (text.length > LAST_RESULT_TEXT ? text.slice(0, LAST_RESULT_TEXT) : text);
 
@@ -40,11 +45,13 @@ export async function jobHealth(
   const { logs } = clients;
   if (!logs || !jobs.length) return undefined;
   const since = BigInt(Math.floor(nowMs / 1000) - DAY_S);
+  // Whole clock hours, so that every job's counts (and every answer's) line up hour for hour.
+  const hoursFrom = Math.floor(nowMs / 1000 / HOUR_S) * HOUR_S - (HOURLY_HOURS - 1) * HOUR_S;
   const chunks: bigint[][] = [];
   for (let i = 0; i < jobs.length; i += SUMMARIES_PER_CALL) chunks.push(jobs.slice(i, i + SUMMARIES_PER_CALL).map((j) => j.id));
   const needGroups = jobs.some((j) => j.group);
   const [replies, groups] = await Promise.all([
-    Promise.all(chunks.map((ids) => logs.summaries({ accountId, ids, recent: RECENT_OUTCOMES, since }))).catch(() => undefined),
+    Promise.all(chunks.map((ids) => logs.summaries({ accountId, ids, recent: RECENT_OUTCOMES, since, hoursFrom: BigInt(hoursFrom), hours: HOURLY_HOURS }))).catch(() => undefined),
     needGroups ? clients.jobs.listGroups({ accountId }).then((r) => r.groups, () => [] as Group[]) : Promise.resolve([] as Group[]),
   ]);
   if (!replies) return undefined;
@@ -57,6 +64,7 @@ export async function jobHealth(
       recentOutcomes: s.recent.map(resultStatus),
       runs24h: s.runsSince,
       failures24h: s.failuresSince,
+      hourly24h: { from: hoursFrom, runs: s.runsByHour, failures: s.failuresByHour },
       groupName: null,
     });
   }

@@ -1,5 +1,5 @@
 import type { Account, CronJob, Group, HistoryEntry } from '../../shared/gen/tock/v1/jobs_pb.ts';
-import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
+import { ExecutionOutcome, type TestAnswer } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { compileSchedule, SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
 import { dstMarks } from '../../shared/schedule/index.ts';
@@ -135,3 +135,17 @@ export function channelRecord(c: Channel) {
     ...(c.secret ? { secret: c.secret } : {}),
   };
 }
+
+/** cron_test's answer: what the one call got, named as a log entry's result names it (status 0 succeeded, 1 failed). */
+export const testRecord = (a: TestAnswer, url: string) => ({
+  status: a.succeeded ? 0 : 1,
+  httpStatus: a.httpStatus,
+  error: a.error,
+  executionTime: a.executionTime,
+  downloaded: Number(a.downloaded),
+  ip: a.ip,
+  server: a.server,
+  url,
+  headers: a.headers.map((h) => ({ name: h.name, value: h.value })),
+  output: a.output,
+});

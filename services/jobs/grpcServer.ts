@@ -20,6 +20,7 @@ import type { Account } from './account.ts';
 import type { Group } from './group.ts';
 import type { JobEntry } from './jobsView.ts';
 import type { JobsService, ExtraRun } from './jobsService.ts';
+import type { TestRuns } from './testRuns.ts';
 
 type Impl = ServiceImpl<(typeof JobsServiceDesc)['method']>;
 
@@ -78,7 +79,7 @@ async function protoJobs(entries: JobEntry[], now: number) {
 }
 
 /** The gRPC edge of the jobs service: proto in, domain call, proto out. Nothing else. */
-export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
+export function jobsGrpcImpl(service: JobsService, clock: Clock, tests: Pick<TestRuns, 'testJob'>): Impl {
   const jobs = (entries: JobEntry[]) => protoJobs(entries, clock.now());
   const order = (o: { run: bigint; payload?: string } | undefined): ExtraRun | null =>
     o && o.run > 0n ? { run: Number(o.run), payload: o.payload ?? null } : null;
@@ -108,6 +109,7 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock): Impl {
     listJobs: async (r) =>
       jobs(service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: r.groupId === undefined ? null : Number(r.groupId) })),
     runJob: async (r) => ({ at: BigInt(await service.runJob(Number(r.accountId), Number(r.id), Number(r.time), r.payload ?? null)) }),
+    testJob: async (r) => tests.testJob(Number(r.accountId), Number(r.id), settingsFromProto(r.settings)),
     jobHistory: async (r) => ({
       entries: (await service.history(Number(r.accountId), Number(r.id), r.page, r.limit, r.versionsOnly)).map((e) => ({
         revision: BigInt(e.revision),

@@ -14,6 +14,7 @@ import { adminGrpcImpl, jobsGrpcImpl } from './grpcServer.ts';
 import { createJobsService } from './jobsService.ts';
 import { JobsView } from './jobsView.ts';
 import { jobSealings } from './jobSealings.ts';
+import { createTestRuns } from './testRuns.ts';
 import { sealingStore } from '../../shared/eventStore/sealingStore.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 
@@ -58,12 +59,14 @@ export async function startJobsService(options: StartJobsOptions): Promise<Servi
   const readiness = options.readiness ?? createReadiness(log);
   const view = new JobsView();
   const useCases = createJobsService(store, view, clock);
+  const tests = createTestRuns({ bus: options.bus, secrets: options.secrets, useCases, clock, log });
   const catchingUp = () => (view.live ? null : 'the jobs view is catching up with the event store');
   const servers: ReturnType<typeof createGrpcServer>[] = [];
   const unwatch: (() => void)[] = [];
   let consumer: Awaited<ReturnType<typeof consumeExecutions>> | null = null;
   const stopAll = async () => {
     await consumer?.stop();
+    await tests.stop();
     for (const u of unwatch) u();
     for (const s of servers) await stopServer(s);
     await view.stop();
@@ -76,7 +79,7 @@ export async function startJobsService(options: StartJobsOptions): Promise<Servi
     log.info('admin service listening', { address: adminAddress });
     const server = createGrpcServer(options.credentials ?? {});
     servers.push(server);
-    addService(server, JobsService, gated(jobsGrpcImpl(useCases, clock), catchingUp), log);
+    addService(server, JobsService, gated(jobsGrpcImpl(useCases, clock, tests), catchingUp), log);
     unwatch.push(addHealthService(server, readiness, [JobsService.typeName]));
     const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     const started = Date.now();
@@ -84,6 +87,7 @@ export async function startJobsService(options: StartJobsOptions): Promise<Servi
     log.info('jobs view rebuilt', { ms: Date.now() - started });
     log.info('jobs service listening', { address });
     consumer = options.bus ? await consumeExecutions(options.bus, useCases, log) : null;
+    await tests.start();
     return { addresses: { grpc: address, admin: adminAddress }, useCases, view, readiness, stop: stopAll };
   } catch (error) {
     await stopAll();

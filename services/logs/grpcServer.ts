@@ -18,12 +18,14 @@ export const logsGrpcImpl = (view: LogsView): ServiceImpl<(typeof LogsService)['
     ).map(protoEntry),
   }),
   summaries: async (request) => ({
-    summaries: (await view.summaries({ accountId: request.accountId, jobIds: request.ids, recent: request.recent, since: Number(request.since) })).map((s) => ({
+    summaries: (await view.summaries({ accountId: request.accountId, jobIds: request.ids, recent: request.recent, since: Number(request.since), hours: { from: Number(request.hoursFrom), count: request.hours } })).map((s) => ({
       jobId: s.jobId,
       last: s.last && protoEntry(s.last),
       recent: s.recent,
       runsSince: s.runsSince,
       failuresSince: s.failuresSince,
+      runsByHour: s.runsByHour,
+      failuresByHour: s.failuresByHour,
     })),
   }),
 });

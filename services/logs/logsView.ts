@@ -52,6 +52,8 @@ export interface SummariesQuery {
   recent: number;
   /** Runs scheduled at or after this Unix second are counted. */
   since: number;
+  /** Also counted per hour: `count` hours (at most SUMMARY_HOURS_MAX) from `from` (a Unix second). */
+  hours?: { from: number; count: number };
 }
 
 /** A job's health from the log it keeps: one per asked job, in the order asked. */
@@ -62,10 +64,33 @@ export interface JobSummary {
   recent: ExecutionOutcome[];
   runsSince: number;
   failuresSince: number;
+  /** Per asked hour, oldest first (empty when none were asked). */
+  runsByHour: number[];
+  failuresByHour: number[];
 }
 
 /** At most this many outcomes per job in a summary. */
 export const SUMMARY_RECENT_MAX = 100;
+/** At most this many hourly counts per job in a summary: a week. */
+export const SUMMARY_HOURS_MAX = 168;
+
+/** The asked hours, bounded: whole seconds, 0 to SUMMARY_HOURS_MAX of them. */
+export function summaryHours(hours: SummariesQuery['hours']): { from: number; count: number } {
+  const count = Math.max(0, Math.min(SUMMARY_HOURS_MAX, Math.trunc(hours?.count ?? 0) || 0));
+  return { from: Math.trunc(hours?.from ?? 0) || 0, count };
+}
+
+/** Rows of (hour index, runs, failures) spread into two arrays of `count` counts. */
+export function hourlyCounts(count: number, rows: Iterable<{ h: number; runs: number; failures: number }>) {
+  const runsByHour = new Array<number>(count).fill(0);
+  const failuresByHour = new Array<number>(count).fill(0);
+  for (const r of rows) {
+    if (r.h < 0 || r.h >= count) continue;
+    runsByHour[r.h] = r.runs;
+    failuresByHour[r.h] = r.failures;
+  }
+  return { runsByHour, failuresByHour };
+}
 
 export interface LogsView {
   readonly keepPerJob: number;

@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
-import { keepSetting, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
+import { hourlyCounts, keepSetting, MAX_ID_KEY, queryInt, summaryHours, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
 import { logsLockKey, migrateLogsTables } from './postgresLogsSchema.ts';
 
@@ -138,6 +138,21 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
                FROM ${s}.log WHERE job_id = j.job_id AND account_id = $1 AND time >= $4) c`,
         [String(queryInt(q.accountId)), ids, recent, Math.trunc(q.since), ExecutionOutcome.FAILED],
       );
+      const hours = summaryHours(q.hours);
+      const hourly = hours.count
+        ? await query<{ job_id: string; h: string; runs: string; failures: string }>(
+            `SELECT job_id, (time - $3) / 3600 AS h, count(*) AS runs, count(*) FILTER (WHERE outcome = $5) AS failures
+               FROM ${s}.log WHERE job_id = ANY($2::bigint[]) AND account_id = $1 AND time >= $3 AND time < $4
+              GROUP BY job_id, h`,
+            [String(queryInt(q.accountId)), ids, hours.from, hours.from + hours.count * 3600, ExecutionOutcome.FAILED],
+          )
+        : [];
+      const hoursOf = new Map<string, { h: number; runs: number; failures: number }[]>();
+      for (const row of hourly) {
+        const list = hoursOf.get(row.job_id) ?? [];
+        list.push({ h: Number(row.h), runs: Number(row.runs), failures: Number(row.failures) });
+        hoursOf.set(row.job_id, list);
+      }
       const byJob = new Map(rows.map((r) => [r.job_id, r]));
       return ids.map((id) => {
         const r = byJob.get(id);
@@ -147,6 +162,7 @@ export function openPostgresLogsView(url: string, options: LogsViewOptions & { s
           recent: r?.outcomes ?? [],
           runsSince: Number(r?.runs ?? 0),
           failuresSince: Number(r?.failures ?? 0),
+          ...hourlyCounts(hours.count, hoursOf.get(id) ?? []),
         };
       });
     },

@@ -5,7 +5,7 @@ import { single } from '../../shared/single.ts';
 import { migrateSqlite, privateDbFile, useWal } from '../../shared/sqlite.ts';
 import type { MigrationResult, SchemaPlan } from '../../shared/schemaVersions.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
-import { keepSetting, MAX_ID_KEY, queryInt, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
+import { hourlyCounts, keepSetting, MAX_ID_KEY, queryInt, summaryHours, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
 
 type Table = 'log' | 'failures';
@@ -163,10 +163,18 @@ class SqliteLogsView {
     const recent = Math.max(1, Math.min(SUMMARY_RECENT_MAX, Math.trunc(q.recent) || 1));
     const newest = this.statement('SELECT id, outcome, data FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account ORDER BY time DESC, id DESC LIMIT @recent');
     const counts = this.statement('SELECT count(*) AS runs, coalesce(sum(outcome = @failed), 0) AS failures FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account AND time >= @since');
+    const hours = summaryHours(q.hours);
+    const hourly = this.statement(
+      `SELECT CAST((time - @from) / 3600 AS INTEGER) AS h, count(*) AS runs, coalesce(sum(outcome = @failed), 0) AS failures FROM log INDEXED BY log_job
+        WHERE job_id = @job AND account_id = @account AND time >= @from AND time < @to GROUP BY h`,
+    );
     return q.jobIds.map((id) => {
       const job = queryInt(id);
       const rows = newest.all({ job, account, recent }) as { id: number; outcome: number; data: Uint8Array }[];
       const c = counts.get({ job, account, since: Math.trunc(q.since), failed: ExecutionOutcome.FAILED }) as { runs: number; failures: number };
+      const byHour = hours.count
+        ? (hourly.all({ job, account, from: hours.from, to: hours.from + hours.count * 3600, failed: ExecutionOutcome.FAILED }) as { h: number; runs: number; failures: number }[])
+        : [];
       const first = rows[0];
       return {
         jobId: job,
@@ -174,6 +182,7 @@ class SqliteLogsView {
         recent: rows.map((r) => r.outcome as ExecutionOutcome),
         runsSince: c.runs,
         failuresSince: c.failures,
+        ...hourlyCounts(hours.count, byHour),
       };
     });
   }

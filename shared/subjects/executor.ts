@@ -13,3 +13,6 @@ export const executionSubject = (accountId: number, jobId: number, outcome: Outc
  * own, so an executor may publish retries without the right to plan runs.
  */
 export const retrySubject = (jobId: number) => `tock.runs.retry.${jobId}`;
+
+/** The answer to a test call (cron_test): a live notice, in no stream; payload tock.v1.TestAnswer. */
+export const testAnswerSubject = (testId: string) => `tock.tests.answer.${testId}`;

@@ -113,6 +113,23 @@ export function logsViewContract(name: string, fixture: () => LogsViewFixture) {
         expect(two).to.deep.include({ recent: [ExecutionOutcome.FAILED], runsSince: 0, failuresSince: 0 });
         expect(foreign).to.deep.include({ last: undefined, recent: [] });
         expect(await view.summaries({ accountId: 1n, jobIds: [], recent: 20, since: 0 })).to.deep.equal([]);
+        expect(one).to.deep.include({ runsByHour: [], failuresByHour: [] });
+      });
+
+      it('counts runs and failures per asked hour, oldest first, within the hours asked only', async () => {
+        const hour = Number(T0);
+        const at = (jobId: bigint, s: number, failed = false) => (failed ? failure : execution)({ runId: `${jobId}:${s}`, jobId, time: BigInt(hour + s) });
+        // Job 1: two runs (one failed) in the first hour, none in the second, three in the third
+        // (the last failed), one just past the asked hours and one just before them.
+        await view.recordMany(all([at(1n, -1), at(1n, 0), at(1n, 3599, true), at(1n, 7200), at(1n, 7300), at(1n, 10_799, true), at(1n, 10_800)]));
+        await view.recordMany(all([at(2n, 60, true), execution({ runId: 'foreign', jobId: 1n, accountId: 2n, time: BigInt(hour + 60) })]));
+        const [one, two, none] = await view.summaries({ accountId: 1n, jobIds: [1n, 2n, 3n], recent: 5, since: 0, hours: { from: hour, count: 3 } });
+        expect(one).to.deep.include({ runsByHour: [2, 0, 3], failuresByHour: [1, 0, 1] });
+        expect(two).to.deep.include({ runsByHour: [1, 0, 0], failuresByHour: [1, 0, 0] });
+        expect(none).to.deep.include({ runsByHour: [0, 0, 0], failuresByHour: [0, 0, 0] });
+        // At most a week of hours.
+        const [week] = await view.summaries({ accountId: 1n, jobIds: [1n], recent: 1, since: 0, hours: { from: hour, count: 1000 } });
+        expect(week!.runsByHour).to.have.length(168);
       });
     });
 

@@ -160,6 +160,39 @@ describe('dashboard: health, runs, any screen', function () {
     });
   }
 
+  it('the sign-in page, at 1280 and 390 px, empty and with a refusal shown: no horizontal scroll, one h1, no axe violation', async () => {
+    // A tab of its own: no token in its session storage, so it shows the sign-in form.
+    const signIn = await browser.context.newPage();
+    signIn.on('pageerror', (error) => problems.push(`sign-in page error: ${error.message}`));
+    try {
+      const report: string[] = [];
+      for (const width of [1280, 390]) {
+        await signIn.setViewportSize({ width, height: 900 });
+        await signIn.goto(`${system.baseUrl}/dashboard/`);
+        await signIn.locator('#token').waitFor();
+        for (const state of ['empty', 'refused']) {
+          if (state === 'refused') {
+            await signIn.locator('#token').fill('WrongToken0123456789abcdefghijkl');
+            await signIn.locator('button[type=submit]').click();
+            await signIn.locator('#login-error').filter({ hasText: /refused/ }).waitFor();
+          }
+          const scroll = await signIn.evaluate(() => document.documentElement.scrollWidth);
+          expect(await signIn.locator('h1').count(), `${width} ${state}: h1`).to.equal(1);
+          await signIn.evaluate(AXE);
+          const violations = await signIn.evaluate<{ id: string; impact: string }[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`);
+          report.push(`sign-in (${state}) at ${width}: scrollWidth ${scroll}, axe ${violations.map((v) => `${v.id}(${v.impact})`).join(' ') || 'none'}`);
+          expect(scroll, `${width} ${state}: scroll width`).to.be.at.most(width);
+          // None at all, not only no serious or critical one: the form is small enough to hold to that.
+          expect(violations, `${width} ${state}`).to.deep.equal([]);
+        }
+        if (width === 390) await signIn.screenshot({ path: new URL('sign-in-390.png', SHOTS).pathname, fullPage: true });
+      }
+      console.log(`      ${report.join('\n      ')}`);
+    } finally {
+      await signIn.close();
+    }
+  });
+
   it('serves the assets compressed, under content-hashed names cached for good, with a favicon', async () => {
     const html = await (await fetch(`${system.baseUrl}/dashboard/`)).text();
     const script = /src="(app\.[0-9a-f]{12}\.js)"/.exec(html)?.[1];

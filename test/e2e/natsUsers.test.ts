@@ -67,7 +67,11 @@ describe('NATS users with least privilege (deploy/k8s/base/nats.conf on a real n
       return entries.length >= 2 && entries;
     }, 'executions in cron_logs', 30_000);
     expect(logs[0].result).to.include({ status: 0, httpStatus: 200 });
-    // Stop the job and let runs already on the bus drain, so the stream counts below hold still.
+    // cron_test: the jobs user asks on tock.runs.test.>, the executor user answers on tock.tests.answer.>.
+    const tested = await ok<any>(api.call('cron_test', { url: `${target.url}/tested` }));
+    expect(tested).to.include({ status: 0, httpStatus: 200 });
+    expect(target.received.filter((r) => r.url === '/tested')).to.have.length(1);
+    // Stop the job (and let runs already on the bus drain) so the stream counts below hold still.
     await ok(api.call('cron_delete', { id: job.id }));
     await runsDrained(await as('executor'));
   });

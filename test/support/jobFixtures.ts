@@ -4,7 +4,7 @@ export const RECORD_KEYS = [
   'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'failureThreshold', 'notifyChannels', 'keyword',
   'pattern', 'retries', 'retryBackoff', 'dstGap', 'dstOverlap', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
   // Tock's additions (docs/api.md, "Job health").
-  'lastResult', 'recentOutcomes', 'runs24h', 'failures24h', 'groupName',
+  'lastResult', 'recentOutcomes', 'runs24h', 'failures24h', 'hourly24h', 'groupName',
 ];
 
 // Schedules that never fire while a test runs, so a running executor cannot change `fail` under us.

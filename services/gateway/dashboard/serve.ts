@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import type Koa from 'koa';
 
-/** Where the page, the style sheet and (in dist/ only) the prebuilt bundle are. */
+/** Where the page, the icon and (in dist/ only) the prebuilt script and style sheet are. */
 const STATIC = new URL('./static/', import.meta.url);
 
 /**
@@ -56,18 +56,20 @@ function asset(name: string, text: string, hash: boolean): Asset {
 }
 
 /**
- * The dashboard's files, built once: the compiled gateway (dist/) serves the bundle `npm run
- * build` wrote; from the sources (tsx) there is none, so the browser code is bundled at the first
- * request, in memory. The page names the script, style sheet and icon by their content hashes.
+ * The dashboard's files, built once: the compiled gateway (dist/) serves the script and style
+ * sheet `npm run build` bundled; from the sources (tsx) there are none, so both are bundled at the
+ * first request, in memory. The page names the script, style sheet and icon by their content hashes.
  * A failed bundle is not cached: the next request tries again.
  */
 function assets(): () => Promise<Map<string, Asset>> {
   const read = (name: string) => readFileSync(new URL(name, STATIC), 'utf8');
   let built: Promise<Map<string, Asset>> | undefined;
   const build = async () => {
-    const script = existsSync(new URL('app.js', STATIC)) ? read('app.js') : await import('./bundle.ts').then(({ bundleDashboard }) => bundleDashboard());
+    const { script, style } = existsSync(new URL('app.js', STATIC))
+      ? { script: read('app.js'), style: read('style.css') }
+      : await import('./bundle.ts').then(({ bundleDashboard }) => bundleDashboard());
     const files = new Map<string, Asset>();
-    for (const [name, text] of [['app.js', script], ['style.css', read('style.css')], ['favicon.svg', read('favicon.svg')]] as const) {
+    for (const [name, text] of [['app.js', script], ['style.css', style], ['favicon.svg', read('favicon.svg')]] as const) {
       const a = asset(name, text, true);
       files.set(name, a);
       files.set(a.hashed!, a);

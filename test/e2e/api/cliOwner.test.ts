@@ -80,6 +80,20 @@ describe('CLI: owner commands over the public API (embedded mode)', function () 
     expect((await ok(target.api.call('cron_get', { id: added.id }))).status).to.equal(1);
   });
 
+  it('jobs test calls the settings once and saves nothing; with an id, the job changed by them', async () => {
+    const before = (await ok<any[]>(target.api.call('cron_list'))).length;
+    const tested = await tock('jobs', 'test', `url=${site.url}/tested`, 'timeout=5');
+    expect(tested.code, tested.stderr).to.equal(0);
+    expect(tested.stdout).to.match(new RegExp(`^succeeded: HTTP 200 in \\d+\\.\\d{3} s from ${site.url}/tested \\(127\\.0\\.0\\.1\\)\npong\n$`));
+    expect((await ok<any[]>(target.api.call('cron_list'))).length).to.equal(before);
+    const job = await ok(target.api.call('cron_add', { url: `${site.url}/saved`, expression: 'manual' }));
+    const changed = await tock('jobs', 'test', String(job.id), `url=${site.url}/changed`, '--json');
+    expect(changed.code, changed.stderr).to.equal(0);
+    expect(JSON.parse(changed.stdout)).to.include({ status: 0, httpStatus: 200, url: `${site.url}/changed` });
+    expect(site.received.filter((r) => ['/tested', '/changed', '/saved'].includes(r.url)).map((r) => r.url)).to.deep.equal(['/tested', '/changed']);
+    expect((await tock('jobs', 'test')).code).to.equal(2);
+  });
+
   it('jobs run calls the URL; logs shows the result oldest first; --follow prints new ones as they come', async () => {
     const job = await ok(target.api.call('cron_add', { url: `${site.url}/run`, expression: 'manual' }));
     const ran = await tock('jobs', 'run', String(job.id));

@@ -30,6 +30,28 @@ inBothModes('cron_delete, the batch functions and the audit history with valid i
     });
   });
 
+  describe('cron_batch_enable, cron_batch_disable and cron_batch_pause (Tock\'s)', () => {
+    it('acts on a list of ids in one call, answering in request order', async () => {
+      const jobs = await ok<any[]>(api.call('cron_batch_add', { data: [1, 2, 3].map((n) => ({ url: `https://example.com/ba${n}`, name: `ba${n}`, expression: YEARLY })) }));
+      const ids = [jobs[2].id, jobs[0].id];
+      expect((await ok<any[]>(api.call('cron_batch_disable', { id: ids }))).map((j) => [j.name, j.status])).to.deep.equal([['ba3', 1], ['ba1', 1]]);
+      expect((await ok(api.call('cron_get', { id: jobs[1].id }))).status).to.equal(0);
+      expect((await ok<any[]>(api.call('cron_batch_enable', { id: ids }))).map((j) => j.status)).to.deep.equal([0, 0]);
+      const paused = await ok<any[]>(api.call('cron_batch_pause', { id: ids, for: '2 hours' }));
+      expect(paused.map((j) => j.status)).to.deep.equal([5, 5]);
+      for (const j of paused) expect(j.pausedUntil - now()).to.be.within(7100, 7201);
+      expect((await ok<any[]>(api.call('cron_batch_pause', { id: [jobs[1].id] }))).map((j) => [j.status, j.pausedUntil])).to.deep.equal([[5, null]]);
+    });
+
+    it('changes none when one id is refused, naming it', async () => {
+      const job = await ok(api.call('cron_add', { url: 'https://example.com/bx', expression: YEARLY }));
+      expect(await fails(api.call('cron_batch_disable', { id: [job.id, 987654] }), 5)).to.contain('987654');
+      expect(await fails(api.call('cron_batch_pause', { id: [job.id], for: 'banana' }), 3)).to.match(/^for: /);
+      expect((await ok(api.call('cron_get', { id: job.id }))).status).to.equal(0);
+      await fails(api.call('cron_batch_enable', {}), 4);
+    });
+  });
+
   describe('cron_batch_add', () => {
     it('adds every element, answering in request order', async () => {
       const data = ['c', 'a', 'b'].map((name) => ({ url: `https://example.com/${name}`, name, expression: YEARLY }));

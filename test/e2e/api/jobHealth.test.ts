@@ -8,7 +8,7 @@ import { waitFor } from '../../support/waitFor.ts';
  * docs/api.md (Job health): job records carry Tock's additions from the logs, so one cron_list
  * shows every job's last result and recent outcomes (the dashboard's list costs one call).
  */
-describe('job records: health additions (lastResult, recentOutcomes, runs24h, failures24h, groupName)', function () {
+describe('job records: health additions (lastResult, recentOutcomes, runs24h, failures24h, hourly24h, groupName)', function () {
   this.timeout(60_000);
   let system: Awaited<ReturnType<typeof startTestSystem>>;
   let target: Awaited<ReturnType<typeof startTarget>>;
@@ -44,6 +44,13 @@ describe('job records: health additions (lastResult, recentOutcomes, runs24h, fa
     const b = byId.get(bad.id);
     expect(b).to.include({ runs24h: 1, failures24h: 1 });
     expect(b.recentOutcomes).to.deep.equal([1]);
+    // The same counts per clock hour: all in the current hour, the last of the 24.
+    const hour = Math.floor(Date.now() / 3_600_000) * 3600;
+    for (const j of list) expect(j.hourly24h.from, `job ${j.id}`).to.equal(hour - 23 * 3600);
+    expect(g.hourly24h.runs).to.deep.equal([...Array(23).fill(0), 2]);
+    expect(g.hourly24h.failures).to.deep.equal(Array(24).fill(0));
+    expect(b.hourly24h.failures).to.deep.equal([...Array(23).fill(0), 1]);
+    expect(byId.get(idle.id).hourly24h.runs).to.deep.equal(Array(24).fill(0));
     expect(b.lastResult).to.include({ status: 1, httpStatus: 500 });
     expect(b.lastResult.output).to.have.length(200).and.match(/^Internal error: database connection refused/);
     // cron_logs keeps the whole body; cron_get carries the same additions as cron_list.

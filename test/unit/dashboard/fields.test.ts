@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, PRIMARY, valuesFromRecord } from '../../../services/gateway/dashboard/src/fields.ts';
+import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, PRIMARY, secretsNotCopied, valuesFromRecord } from '../../../services/gateway/dashboard/src/fields.ts';
 import { previewLines } from '../../../services/gateway/dashboard/src/preview.ts';
 import { openApiDocument } from '../../../services/gateway/openapi.ts';
 import { SETTING_NAMES } from '../../../shared/job/index.ts';
@@ -61,6 +61,17 @@ describe('dashboard: the job form from the OpenAPI document', () => {
     expect(fieldOfMessage('notifyChannels: channel 9 not found', names)).to.equal('notifyChannels');
     expect(fieldOfMessage('id: is required', names)).to.equal(undefined);
     expect(fieldOfMessage('rate limit exceeded; retry in 1 second', names)).to.equal(undefined);
+  });
+});
+
+describe('dashboard: a clone of a job', () => {
+  it('names the secrets its form cannot copy: the password, masked URL credentials, masked header values', () => {
+    expect(secretsNotCopied({ hasPassword: true, url: 'https://***@example.com/x', httpHeaders: 'X-A: ***\nX-B: ***' })).to.deep.equal(['the password', "the URL's credentials", 'the header values']);
+    expect(secretsNotCopied({ hasPassword: false, url: 'https://example.com/a***@b', httpHeaders: 'X-Note: 3 *** stars' })).to.deep.equal([]);
+  });
+  it('stops a masked secret left in a clone, as in a changed field', () => {
+    expect(maskedSecretLeft({ url: 'https://***@example.com/', httpHeaders: '' }, {})?.field).to.equal('url');
+    expect(maskedSecretLeft({ url: 'https://example.com/', httpHeaders: 'X-A: ***' }, {})?.field).to.equal('httpHeaders');
   });
 });
 

@@ -81,4 +81,20 @@ describe("each account's share of an executor's calls", () => {
     g.release('y');
     expect(g.gate.load(7)).to.deep.equal({ inFlight: 0, waiting: 0 });
   });
+
+  it('lets a test call in only on a free slot, never in the line; its release frees the slot for the next run', async () => {
+    const g = recordedGate(1, 100);
+    const test = g.gate.tryEnter(1);
+    expect(test).to.be.a('function');
+    expect(g.gate.tryEnter(1), 'a second test while the slot is taken').to.equal(null);
+    void g.enter(1, 'a1');
+    await g.settle();
+    expect(g.admitted).to.deep.equal([]);
+    expect(g.gate.load(1)).to.deep.equal({ inFlight: 1, waiting: 1 });
+    test!();
+    await g.settle();
+    expect(g.admitted).to.deep.equal(['a1']);
+    g.gate.close();
+    expect(g.gate.tryEnter(2), 'closed').to.equal(null);
+  });
 });

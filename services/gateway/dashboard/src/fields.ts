@@ -154,3 +154,12 @@ export function maskedSecretLeft(values: FormValues, original: FormValues | unde
   }
   return undefined;
 }
+
+/** The secrets of a job record that a copy of its form cannot carry (the API shows them masked, or not at all), in words. */
+export function secretsNotCopied(record: Record<string, unknown>): string[] {
+  const missing: string[] = [];
+  if (record.hasPassword === true) missing.push('the password');
+  if (typeof record.url === 'string' && /^[a-z][a-z0-9+.-]*:\/\/[^/@]*\*\*\*[^/@]*@/i.test(record.url)) missing.push("the URL's credentials");
+  if (typeof record.httpHeaders === 'string' && /:[ \t]*\*\*\*[ \t]*$/m.test(record.httpHeaders)) missing.push('the header values');
+  return missing;
+}

@@ -25,6 +25,7 @@ export interface Health {
   recentOutcomes: number[] | null;
   runs24h: number | null;
   failures24h: number | null;
+  hourly24h: { from: number; runs: number[]; failures: number[] } | null;
   groupName: string | null;
 }
 export type JobWithHealth = JobRecord & Partial<Health>;

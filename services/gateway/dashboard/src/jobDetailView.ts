@@ -4,11 +4,15 @@ import { formatTime, type LogResult } from './format.ts';
 import { browserZone, healthState, STATE_TEXT, type JobWithHealth } from './health.ts';
 import { historySection } from './historySection.ts';
 import { runsTable } from './runsTable.ts';
+import { mergeRuns } from './chartData.ts';
+import { jobCharts } from './charts.ts';
 import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
 
 /** Runs shown: the newest of the kept ones, one call for the table and the failures alike. */
 const RUNS = 100;
+/** Runs charted: every kept one (the logs keep 1000 per job), loaded once; each refresh then asks for the newest RUNS. */
+const KEPT = 1000;
 /** After "Run now", look again this long after the run's time: enough for a quick call to be logged. */
 const RUN_SETTLE_MS = 1500;
 /** Pause lengths offered (cron_pause's `for`), besides "until resumed". */
@@ -48,6 +52,7 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
   const settings = h('dl', { className: 'settings' });
   const next = h('div', { attrs: { id: 'next-runs' } });
   const runs = runsTable('executions', zone);
+  const charts = jobCharts(zone);
   const onlyFailed = h('input', { attrs: { type: 'checkbox', id: 'only-failed' }, on: { change: () => drawRuns() } });
   replace(
     main,
@@ -58,6 +63,8 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
     settings,
     h('h2', {}, 'Next runs'),
     next,
+    h('h2', {}, 'Duration and lateness'),
+    charts.root,
     // A restore may change the schedule: the next runs are read again with the job.
     historySection(call, id, zone, async () => {
       await refresh();
@@ -71,7 +78,7 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
   let job: JobWithHealth | undefined;
   let results: LogResult[] = [];
   let drawnActions = '';
-  const drawRuns = () => runs.update(onlyFailed.checked ? results.filter((r) => r.status === 1) : results, onlyFailed.checked ? 'No failure among the kept runs.' : 'No run yet.');
+  const drawRuns = () => runs.update((onlyFailed.checked ? results.filter((r) => r.status === 1) : results).slice(0, RUNS), onlyFailed.checked ? 'No failure among the kept runs.' : 'No run yet.');
 
   async function act(fn: string, params: Record<string, string | number> = {}, confirmText?: string) {
     if (confirmText && !window.confirm(confirmText)) return;
@@ -106,6 +113,7 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
       active || j.status === 5 ? button('Disable', 'action-disable', () => void act('cron_disable'), 'secondary') : null,
       j.status !== 1 && j.status !== 4 ? button('Run now', 'action-run', () => void act('cron_run')) : null,
       link(`/jobs/${j.id}/edit`, 'Edit'),
+      link(`/jobs/${j.id}/clone`, 'Clone'),
       button('Delete', 'action-delete', () => void act('cron_delete', {}, `Delete cron job ${j.id} (${j.name || j.url})? This cannot be undone.`), 'danger'),
     );
   }
@@ -125,19 +133,25 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
     try {
       job = await call<JobWithHealth>('cron_get', { id });
       drawJob(job);
-      results = (await call<{ result: LogResult }[]>('cron_logs', { id, limit: RUNS })).map((l) => l.result);
+      const fresh = (await call<{ result: LogResult }[]>('cron_logs', { id, limit: results.length ? RUNS : KEPT })).map((l) => l.result);
+      results = mergeRuns(results, fresh, KEPT);
       drawRuns();
+      charts.update(results);
     } catch (error) {
       replace(message, (error as ApiError).message);
     }
   }
 
   let first = true;
-  return poll(async () => {
+  const stop = poll(async () => {
     await refresh();
     if (first && job) {
       first = false;
       await loadNext(call, job, next);
     }
   });
+  return () => {
+    stop();
+    charts.destroy();
+  };
 }

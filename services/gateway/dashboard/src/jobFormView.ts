@@ -1,10 +1,11 @@
 import { ApiError, type Call } from './api.ts';
 import { h, replace } from './dom.ts';
-import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, valuesFromRecord, type Field, type FormValues } from './fields.ts';
+import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, secretsNotCopied, valuesFromRecord, type Field, type FormValues } from './fields.ts';
 import { FORM_GROUPS, FORM_LAYOUT, labelOf } from './formLayout.ts';
 import type { JobRecord } from './format.ts';
 import type { ViewContext } from './view.ts';
 import { previewLines } from './preview.ts';
+import { testResultView, type TestResult } from './testResult.ts';
 
 let openApi: Promise<unknown> | undefined;
 /** The OpenAPI document (public, same for every account): fetched once per page load. */
@@ -19,8 +20,12 @@ function control(f: Field, value: string | boolean, groups: Named[]): HTMLInputE
   switch (f.kind) {
     case 'bool':
       return h('input', { attrs: { ...attrs, type: 'checkbox' }, checked: value === true });
-    case 'choice':
-      return h('select', { attrs, value: String(value) }, ...(f.options ?? []).map((o) => h('option', { value: o }, o)));
+    case 'choice': {
+      // The value is set once the options exist: set before, it would fall back to the first one.
+      const select = h('select', { attrs }, ...(f.options ?? []).map((o) => h('option', { value: o }, o)));
+      select.value = String(value);
+      return select;
+    }
     case 'group': {
       const select = h('select', { attrs }, h('option', { value: '' }, 'no group'), ...groups.map((g) => h('option', { value: String(g.id) }, `${g.name} (#${g.id})`)));
       select.value = String(value);
@@ -50,19 +55,25 @@ interface Loaded {
   channels: (Named & { type: string })[];
   values: FormValues;
   original: FormValues | undefined;
+  /** A clone: the secrets of the job it copies that the API does not show, to be typed again. */
+  notCopied?: string[];
 }
 
-async function load(call: Call, id: number | undefined): Promise<Loaded> {
+/** A new job's form; an edit's (`id`), from the job; a clone's (`cloneOf`), from the job it copies, saved as a new one. */
+async function load(call: Call, id: number | undefined, cloneOf: number | undefined): Promise<Loaded> {
   const fields = fieldsFromOpenApi(await openApiDocument());
   const groups = await call<Named[]>('group_list');
   const channels = await call<Loaded['channels']>('channel_list').catch(() => []);
-  if (id === undefined) {
+  const source = id ?? cloneOf;
+  if (source === undefined) {
     const account = await call<{ timezone: string }>('account_get');
     return { fields, groups, channels, values: defaultValues(fields, account.timezone), original: undefined };
   }
-  const job = await call<JobRecord>('cron_get', { id });
+  const job = await call<JobRecord>('cron_get', { id: source });
   const values = valuesFromRecord(fields, job);
-  return { fields, groups, channels, values, original: { ...values } };
+  if (id !== undefined) return { fields, groups, channels, values, original: { ...values } };
+  values.name = `${job.name || `cron job ${source}`} (copy)`;
+  return { fields, groups, channels, values, original: undefined, notCopied: secretsNotCopied(job) };
 }
 
 /** The browser's IANA time zones, for the time zone field's search (one list per page). */
@@ -97,11 +108,12 @@ function hintOf(f: Field, { channels, original }: Pick<Loaded, 'channels' | 'ori
 }
 
 /** Create (no id) or edit a job. The API's error goes next to the field its message names. */
-export function jobFormView({ call, main, go }: ViewContext, id?: number) {
+export function jobFormView({ call, main, go }: ViewContext, id?: number, cloneOf?: number) {
   const status = h('p', { className: 'error', attrs: { role: 'alert', id: 'form-error' } });
-  replace(main, h('h1', {}, id === undefined ? 'New cron job' : `Edit cron job #${id}`), status, h('p', { className: 'hint' }, 'Loading…'));
+  const title = id !== undefined ? `Edit cron job #${id}` : cloneOf !== undefined ? `Copy of cron job #${cloneOf}` : 'New cron job';
+  replace(main, h('h1', {}, title), status, h('p', { className: 'hint' }, 'Loading…'));
   let stopped = false;
-  load(call, id).then(
+  load(call, id, cloneOf).then(
     (loaded) => {
       if (!stopped) draw(loaded);
     },
@@ -138,6 +150,8 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       );
     };
     const submit = h('button', { attrs: { type: 'submit', id: 'save' } }, id === undefined ? 'Create job' : 'Save changes');
+    const tester = h('button', { className: 'secondary', attrs: { type: 'button', id: 'test-call' }, on: { click: () => void test() } }, 'Test');
+    const tested = h('section', { className: 'test-result', attrs: { id: 'test-result', 'aria-live': 'polite', 'aria-label': 'Test call' } });
     const form = h(
       'form',
       {
@@ -156,33 +170,62 @@ export function jobFormView({ call, main, go }: ViewContext, id?: number) {
       },
       ...FORM_GROUPS.map(section),
       others.length ? h('details', {}, h('summary', {}, 'More settings'), ...others.map(row)) : null,
-      h('div', { className: 'toolbar' }, submit, h('a', { attrs: { href: id === undefined ? '#/' : `#/jobs/${id}` } }, 'Cancel')),
+      h('div', { className: 'toolbar' }, submit, tester, h('a', { attrs: { href: (id ?? cloneOf) === undefined ? '#/' : `#/jobs/${id ?? cloneOf}` } }, 'Cancel'), h('span', { className: 'hint' }, 'Test calls the URL once with these settings and saves nothing.')),
+      tested,
     );
-    replace(main, h('h1', {}, id === undefined ? 'New cron job' : `Edit cron job #${id}`), status, form);
+    const note = loaded.notCopied
+      ? h('p', { className: 'notice-copy', attrs: { id: 'clone-note' } }, `Saved as a new job. ${loaded.notCopied.length ? `Not copied (the API never shows them), to type again: ${loaded.notCopied.join(', ')}.` : ''}`)
+      : null;
+    replace(main, h('h1', {}, title), note, status, form);
     updatePreview();
 
-    async function save() {
+    /** The API's error at the field its message names, else at the top of the form. */
+    function showError(error: unknown) {
+      const message = error instanceof ApiError ? error.message : String(error);
+      const field = fieldOfMessage(message, [...controls.keys()]);
+      const where = field && errors.get(field);
+      if (where) {
+        replace(where, message);
+        // A field under the closed "More settings" would hide its message: open it.
+        where.closest('details')?.setAttribute('open', '');
+        controls.get(field)?.focus();
+      } else replace(status, message);
+    }
+
+    /** The parameters the form stands for (an edit: only what changed), or the error that stops them. */
+    function formParams() {
       replace(status);
       for (const e of errors.values()) replace(e);
+      // A clone holds the copied job's masked secrets as any changed value would: they are stopped the same way.
+      const masked = maskedSecretLeft(current(), original ?? (cloneOf !== undefined ? {} : undefined));
+      if (masked) throw new ApiError(3, masked.message);
+      const params = paramsFromValues(fields, current(), original);
+      return id === undefined ? params : { ...params, id };
+    }
+
+    async function save() {
       submit.disabled = true;
       try {
-        const masked = maskedSecretLeft(current(), original);
-        if (masked) throw new ApiError(3, masked.message);
-        const params = paramsFromValues(fields, current(), original);
-        const job = await call<JobRecord>(id === undefined ? 'cron_add' : 'cron_edit', id === undefined ? params : { ...params, id });
+        const job = await call<JobRecord>(id === undefined ? 'cron_add' : 'cron_edit', formParams());
         go(`/jobs/${job.id}`);
       } catch (error) {
-        const message = error instanceof ApiError ? error.message : String(error);
-        const field = fieldOfMessage(message, [...controls.keys()]);
-        const where = field && errors.get(field);
-        if (where) {
-          replace(where, message);
-          // A field under the closed "More settings" would hide its message: open it.
-          where.closest('details')?.setAttribute('open', '');
-          controls.get(field)?.focus();
-        } else replace(status, message);
+        showError(error);
       } finally {
         submit.disabled = false;
+      }
+    }
+
+    /** cron_test: one call with the form's settings (an edit's stored secrets kept), its answer shown under the form. */
+    async function test() {
+      tester.disabled = true;
+      replace(tested, h('p', { className: 'hint' }, 'Calling the URL…'));
+      try {
+        replace(tested, ...testResultView(await call<TestResult>('cron_test', formParams())));
+      } catch (error) {
+        replace(tested);
+        showError(error);
+      } finally {
+        tester.disabled = false;
       }
     }
   }

@@ -4,6 +4,8 @@ import { formatTime, matches, resultSummary } from './format.ts';
 import { browserZone, healthState, outcomeMarks, relativeTime, sortJobs, STATE_TEXT, totals, type HealthState, type JobWithHealth, type SortKey } from './health.ts';
 import type { ViewContext } from './view.ts';
 import { poll } from './poll.ts';
+import { hourlyChart } from './charts.ts';
+import { bulkActions } from './bulkActions.ts';
 
 /** The table's columns: heading (the cell's label on a phone, where rows are cards), sort key, class. */
 const COLUMNS: [string, SortKey, string][] = [
@@ -57,7 +59,20 @@ export function jobListView({ call, main }: ViewContext) {
   let sortKey: SortKey = 'name';
   let descending = false;
   const zone = browserZone();
-  const rows = new Map<number, { tr: HTMLTableRowElement; keys: string[] }>();
+  const rows = new Map<number, { tr: HTMLTableRowElement; select: HTMLTableCellElement; cells: HTMLTableCellElement[]; keys: string[] }>();
+  let shown: JobWithHealth[] = [];
+  const bulk = bulkActions({
+    call,
+    shown: () => shown,
+    done(records, deleted) {
+      const gone = new Set(deleted);
+      const fresh = new Map(records.map((r) => [r.id, r]));
+      jobs = jobs.filter((j) => !gone.has(j.id)).map((j) => fresh.get(j.id) ?? j);
+      drawGroups();
+      draw();
+    },
+    redraw: () => draw(),
+  });
 
   const text = h('input', { attrs: { type: 'search', id: 'filter-text', placeholder: 'id, name, URL, schedule' }, on: { input: () => draw() } });
   const group = h('select', { attrs: { id: 'filter-group' }, on: { change: () => draw() } });
@@ -65,18 +80,28 @@ export function jobListView({ call, main }: ViewContext) {
   const message = h('p', { className: 'error', attrs: { role: 'alert' } });
   const updated = h('span', { className: 'hint', attrs: { id: 'updated' } });
   const summary = h('section', { className: 'totals', attrs: { id: 'totals', 'aria-label': 'Account totals' } });
+  const hourly = hourlyChart(zone);
   const body = h('tbody');
   const heads = COLUMNS.map(([title, key], i) =>
     h('th', { attrs: { scope: 'col', 'data-col': i } }, h('button', { className: 'sort', attrs: { type: 'button', 'data-sort': key }, on: { click: () => sortBy(key) } }, title)),
   );
   const label = (forId: string, t: string) => h('label', { attrs: { for: forId } }, t);
+  const table = h(
+    'table',
+    { className: 'cards', attrs: { id: 'jobs' } },
+    h('caption', { className: 'visually-hidden' }, 'Cron jobs; the column buttons sort'),
+    h('thead', {}, h('tr', {}, h('th', { className: 'col-select', attrs: { scope: 'col' } }, bulk.all), ...heads)),
+    body,
+  );
   replace(
     main,
     h('h1', {}, 'Cron jobs'),
     summary,
-    h('div', { className: 'toolbar' }, h('span', { className: 'filter' }, label('filter-text', 'Search'), text), h('span', { className: 'filter' }, label('filter-group', 'Group'), group), h('span', { className: 'filter' }, label('filter-state', 'State'), state), link('/jobs/new', 'New job'), updated),
+    hourly.root,
+    h('div', { className: 'toolbar' }, h('span', { className: 'filter' }, label('filter-text', 'Search'), text), h('span', { className: 'filter' }, label('filter-group', 'Group'), group), h('span', { className: 'filter' }, label('filter-state', 'State'), state), link('/jobs/new', 'New job'), bulk.toggle, updated),
+    bulk.bar,
     message,
-    h('table', { className: 'cards', attrs: { id: 'jobs' } }, h('caption', { className: 'visually-hidden' }, 'Cron jobs; the column buttons sort'), h('thead', {}, h('tr', {}, ...heads)), body),
+    table,
   );
 
   function sortBy(key: SortKey) {
@@ -109,7 +134,8 @@ export function jobListView({ call, main }: ViewContext) {
   function draw() {
     const now = Date.now() / 1000;
     const filter = { text: text.value, group: group.value, status: '' };
-    const shown = sortJobs(jobs.filter((j) => matches(j, filter) && (!state.value || healthState(j, now) === state.value)), sortKey, descending, now);
+    shown = sortJobs(jobs.filter((j) => matches(j, filter) && (!state.value || healthState(j, now) === state.value)), sortKey, descending, now);
+    table.classList.toggle('selecting', bulk.selecting);
     for (const [i, th] of heads.entries()) th.setAttribute('aria-sort', COLUMNS[i]![1] === sortKey ? (descending ? 'descending' : 'ascending') : 'none');
     const keep = new Set(shown.map((j) => j.id));
     for (const [id, row] of rows) if (!keep.has(id)) {
@@ -121,22 +147,25 @@ export function jobListView({ call, main }: ViewContext) {
       const built = cells(j, now, zone);
       let row = rows.get(j.id);
       if (!row) {
-        const tr = h('tr', { attrs: { 'data-job-id': j.id } }, ...built.map((_, c) => h('td', { attrs: { 'data-label': COLUMNS[c]![0] }, className: `col-${COLUMNS[c]![2]}` })));
-        row = { tr, keys: built.map(() => '') };
+        const select = h('td', { className: 'col-select' });
+        const tds = built.map((_, c) => h('td', { attrs: { 'data-label': COLUMNS[c]![0] }, className: `col-${COLUMNS[c]![2]}` }));
+        row = { tr: h('tr', { attrs: { 'data-job-id': j.id } }, select, ...tds), select, cells: tds, keys: built.map(() => '') };
         rows.set(j.id, row);
       }
+      bulk.fill(row.select, j);
       built.forEach(([key, make], c) => {
         if (row.keys[c] === key) return;
         row.keys[c] = key;
-        replace(row.tr.children[c]!, make());
+        replace(row.cells[c]!, make());
       });
       if (body.children[i] !== row.tr) body.insertBefore(row.tr, body.children[i] ?? null);
     });
-    if (!shown.length) body.append(h('tr', { className: 'empty' }, h('td', { attrs: { colspan: COLUMNS.length }, className: 'hint' }, jobs.length ? 'No job matches the filter.' : 'No cron jobs yet.')));
+    if (!shown.length) body.append(h('tr', { className: 'empty' }, h('td', { attrs: { colspan: COLUMNS.length + 1 }, className: 'hint' }, jobs.length ? 'No job matches the filter.' : 'No cron jobs yet.')));
     drawTotals(now);
+    bulk.update();
   }
 
-  return poll(async () => {
+  const stop = poll(async () => {
     try {
       jobs = await call<JobWithHealth[]>('cron_list', { limit: 1000 });
       replace(message);
@@ -146,6 +175,11 @@ export function jobListView({ call, main }: ViewContext) {
     }
     drawGroups();
     draw();
+    hourly.update(jobs);
     replace(updated, 'updated ', timeCell(Date.now() / 1000, Date.now() / 1000, zone));
   });
+  return () => {
+    stop();
+    hourly.destroy();
+  };
 }

@@ -19,6 +19,10 @@ function route(hash: string): { view: View } {
     const id = Number(m[1]);
     return { view: (ctx) => jobFormView(ctx, id) };
   }
+  if ((m = /^\/jobs\/(\d+)\/clone$/.exec(path))) {
+    const from = Number(m[1]);
+    return { view: (ctx) => jobFormView(ctx, undefined, from) };
+  }
   if ((m = /^\/jobs\/(\d+)$/.exec(path))) {
     const id = Number(m[1]);
     return { view: (ctx) => jobDetailView(ctx, id) };
@@ -103,7 +107,8 @@ function loginView() {
     button,
     error,
   );
-  return form;
+  // The page's one landmark, as on every other page.
+  return h('main', { attrs: { id: 'main' } }, form);
 }
 
 window.addEventListener('hashchange', render);

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/events.proto.
  */
 export const file_tock_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSLRAgoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJEg8KB3JldHJpZXMYHiABKAUSFQoNcmV0cnlfYmFja29mZhgfIAEoBRIvCg9zaWduaW5nX3NlY3JldHMYFCADKAsyFi50b2NrLnYxLlNpZ25pbmdTZWNyZXQiNAoNU2lnbmluZ1NlY3JldBIOCgZzZWNyZXQYASABKAkSEwoLdmFsaWRfdW50aWwYAiABKAMijAIKBkR1ZVJ1bhIOCgZydW5faWQYASABKAkSIgoGdGFyZ2V0GAIgASgLMhIudG9jay52MS5SdW5UYXJnZXQSFAoMc2NoZWR1bGVkX2F0GAMgASgDEhUKDW9jY3VycmVuY2VfYXQYBCABKAMSFAoHcGF5bG9hZBgFIAEoCUgAiAEBEg4KBm1pc3NlZBgGIAEoBRISCgpsYXRlX2J5X21zGAcgASgDEg4KBm1hbnVhbBgIIAEoCBISCgpwbGFubmVkX2F0GAkgASgDEg8KB2F0dGVtcHQYCiABKAUSEgoKbm90X2JlZm9yZRgLIAEoAxISCgpwbGFuX3NpbmNlGAwgASgDQgoKCF9wYXlsb2FkIpQDCglFeGVjdXRpb24SDgoGcnVuX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoAxISCgphY2NvdW50X2lkGAMgASgDEioKB291dGNvbWUYBCABKA4yGS50b2NrLnYxLkV4ZWN1dGlvbk91dGNvbWUSDAoEdGltZRgFIAEoAxIVCg1zdGFydF90aW1lX21zGAYgASgDEhIKCmRvd25sb2FkZWQYByABKAMSEwoLaHR0cF9zdGF0dXMYCCABKAUSDQoFZXJyb3IYCSABKAkSDgoGb3V0cHV0GAogASgJEhQKB3BheWxvYWQYCyABKAlIAIgBARIKCgJpcBgMIAEoCRIOCgZzZXJ2ZXIYDSABKAkSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAESEgoKbGF0ZV9ieV9tcxgPIAEoAxILCgN1cmwYECABKAkSDgoGbWFudWFsGBEgASgIEg4KBm1pc3NlZBgSIAEoBRIPCgdhdHRlbXB0GBMgASgFEhIKCndpbGxfcmV0cnkYFCABKAhCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
+  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSLRAgoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJEg8KB3JldHJpZXMYHiABKAUSFQoNcmV0cnlfYmFja29mZhgfIAEoBRIvCg9zaWduaW5nX3NlY3JldHMYFCADKAsyFi50b2NrLnYxLlNpZ25pbmdTZWNyZXQiNAoNU2lnbmluZ1NlY3JldBIOCgZzZWNyZXQYASABKAkSEwoLdmFsaWRfdW50aWwYAiABKAMijAIKBkR1ZVJ1bhIOCgZydW5faWQYASABKAkSIgoGdGFyZ2V0GAIgASgLMhIudG9jay52MS5SdW5UYXJnZXQSFAoMc2NoZWR1bGVkX2F0GAMgASgDEhUKDW9jY3VycmVuY2VfYXQYBCABKAMSFAoHcGF5bG9hZBgFIAEoCUgAiAEBEg4KBm1pc3NlZBgGIAEoBRISCgpsYXRlX2J5X21zGAcgASgDEg4KBm1hbnVhbBgIIAEoCBISCgpwbGFubmVkX2F0GAkgASgDEg8KB2F0dGVtcHQYCiABKAUSEgoKbm90X2JlZm9yZRgLIAEoAxISCgpwbGFuX3NpbmNlGAwgASgDQgoKCF9wYXlsb2FkIpQDCglFeGVjdXRpb24SDgoGcnVuX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoAxISCgphY2NvdW50X2lkGAMgASgDEioKB291dGNvbWUYBCABKA4yGS50b2NrLnYxLkV4ZWN1dGlvbk91dGNvbWUSDAoEdGltZRgFIAEoAxIVCg1zdGFydF90aW1lX21zGAYgASgDEhIKCmRvd25sb2FkZWQYByABKAMSEwoLaHR0cF9zdGF0dXMYCCABKAUSDQoFZXJyb3IYCSABKAkSDgoGb3V0cHV0GAogASgJEhQKB3BheWxvYWQYCyABKAlIAIgBARIKCgJpcBgMIAEoCRIOCgZzZXJ2ZXIYDSABKAkSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAESEgoKbGF0ZV9ieV9tcxgPIAEoAxILCgN1cmwYECABKAkSDgoGbWFudWFsGBEgASgIEg4KBm1pc3NlZBgSIAEoBRIPCgdhdHRlbXB0GBMgASgFEhIKCndpbGxfcmV0cnkYFCABKAhCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMiVQoHVGVzdFJ1bhIPCgd0ZXN0X2lkGAEgASgJEiIKBnRhcmdldBgCIAEoCzISLnRvY2sudjEuUnVuVGFyZ2V0EhUKDWV4cGlyZXNfYXRfbXMYAyABKAMiKQoKVGVzdEhlYWRlchIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIuMBCgpUZXN0QW5zd2VyEg8KB3Rlc3RfaWQYASABKAkSDwoHcmVmdXNlZBgCIAEoCRIRCglzdWNjZWVkZWQYAyABKAgSEwoLaHR0cF9zdGF0dXMYBCABKAUSFgoOZXhlY3V0aW9uX3RpbWUYBSABKAESDQoFZXJyb3IYBiABKAkSCgoCaXAYByABKAkSEgoKZG93bmxvYWRlZBgIIAEoAxIkCgdoZWFkZXJzGAkgAygLMhMudG9jay52MS5UZXN0SGVhZGVyEg4KBm91dHB1dBgKIAEoCRIOCgZzZXJ2ZXIYCyABKAkqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
 
 /**
  * What an executor needs to call a job's URL: a snapshot taken by the planner when it emits the run.
@@ -493,6 +493,148 @@ export type Notification = Message<"tock.v1.Notification"> & {
  */
 export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
   messageDesc(file_tock_v1_events, 5);
+
+/**
+ * NATS subject tock.runs.test.<accountId>, stream RUNS (work queue), message id = test_id: one
+ * call of a job's settings for cron_test, made by an executor and answered on
+ * tock.tests.answer.<test_id>. It is no run of a job: nothing of it is recorded.
+ *
+ * @generated from message tock.v1.TestRun
+ */
+export type TestRun = Message<"tock.v1.TestRun"> & {
+  /**
+   * @generated from field: string test_id = 1;
+   */
+  testId: string;
+
+  /**
+   * The settings to call, secrets sealed as in a due run; job_id 0 for a job not yet created.
+   *
+   * @generated from field: tock.v1.RunTarget target = 2;
+   */
+  target?: RunTarget | undefined;
+
+  /**
+   * An executor that takes it after this instant (ms since the epoch) drops it unanswered: the
+   * caller has stopped waiting.
+   *
+   * @generated from field: int64 expires_at_ms = 3;
+   */
+  expiresAtMs: bigint;
+};
+
+/**
+ * Describes the message tock.v1.TestRun.
+ * Use `create(TestRunSchema)` to create a new message.
+ */
+export const TestRunSchema: GenMessage<TestRun> = /*@__PURE__*/
+  messageDesc(file_tock_v1_events, 6);
+
+/**
+ * A response header, as the target sent it.
+ *
+ * @generated from message tock.v1.TestHeader
+ */
+export type TestHeader = Message<"tock.v1.TestHeader"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message tock.v1.TestHeader.
+ * Use `create(TestHeaderSchema)` to create a new message.
+ */
+export const TestHeaderSchema: GenMessage<TestHeader> = /*@__PURE__*/
+  messageDesc(file_tock_v1_events, 7);
+
+/**
+ * NATS subject tock.tests.answer.<test_id> (a live notice, in no stream): what the test call got.
+ *
+ * @generated from message tock.v1.TestAnswer
+ */
+export type TestAnswer = Message<"tock.v1.TestAnswer"> & {
+  /**
+   * @generated from field: string test_id = 1;
+   */
+  testId: string;
+
+  /**
+   * Why no call was made: "" (it was made), "egress" (the target's address is not allowed),
+   * "busy" (the account's calls in flight on the executor are at its share), "secrets" (they do
+   * not open on the executor). `error` says it in words.
+   *
+   * @generated from field: string refused = 2;
+   */
+  refused: string;
+
+  /**
+   * Succeeded as a run would be judged (status, keyword, pattern).
+   *
+   * @generated from field: bool succeeded = 3;
+   */
+  succeeded: boolean;
+
+  /**
+   * @generated from field: int32 http_status = 4;
+   */
+  httpStatus: number;
+
+  /**
+   * Seconds.
+   *
+   * @generated from field: double execution_time = 5;
+   */
+  executionTime: number;
+
+  /**
+   * @generated from field: string error = 6;
+   */
+  error: string;
+
+  /**
+   * @generated from field: string ip = 7;
+   */
+  ip: string;
+
+  /**
+   * @generated from field: int64 downloaded = 8;
+   */
+  downloaded: bigint;
+
+  /**
+   * The final response's headers and body (its first and last 4 KiB, as a run keeps it), with
+   * the job's secrets masked.
+   *
+   * @generated from field: repeated tock.v1.TestHeader headers = 9;
+   */
+  headers: TestHeader[];
+
+  /**
+   * @generated from field: string output = 10;
+   */
+  output: string;
+
+  /**
+   * Which executor called.
+   *
+   * @generated from field: string server = 11;
+   */
+  server: string;
+};
+
+/**
+ * Describes the message tock.v1.TestAnswer.
+ * Use `create(TestAnswerSchema)` to create a new message.
+ */
+export const TestAnswerSchema: GenMessage<TestAnswer> = /*@__PURE__*/
+  messageDesc(file_tock_v1_events, 8);
 
 /**
  * @generated from enum tock.v1.ExecutionOutcome

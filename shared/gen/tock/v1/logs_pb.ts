@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/logs.proto.
  */
 export const file_tock_v1_logs: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0b2NrL3YxL2xvZ3MucHJvdG8SB3RvY2sudjEicgoLTG9nc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIVCg1mYWlsdXJlc19vbmx5GAMgASgIEg8KB2tleXdvcmQYBCABKAkSDAoEcGFnZRgFIAEoBRINCgVsaW1pdBgGIAEoBSI9CghMb2dFbnRyeRIKCgJpZBgBIAEoAxIlCglleGVjdXRpb24YAiABKAsyEi50b2NrLnYxLkV4ZWN1dGlvbiIvCglMb2dzUmVwbHkSIgoHZW50cmllcxgBIAMoCzIRLnRvY2sudjEuTG9nRW50cnkiUgoQU3VtbWFyaWVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgsKA2lkcxgCIAMoAxIOCgZyZWNlbnQYAyABKAUSDQoFc2luY2UYBCABKAMilAEKCkpvYlN1bW1hcnkSDgoGam9iX2lkGAEgASgDEh8KBGxhc3QYAiABKAsyES50b2NrLnYxLkxvZ0VudHJ5EikKBnJlY2VudBgDIAMoDjIZLnRvY2sudjEuRXhlY3V0aW9uT3V0Y29tZRISCgpydW5zX3NpbmNlGAQgASgFEhYKDmZhaWx1cmVzX3NpbmNlGAUgASgFIjgKDlN1bW1hcmllc1JlcGx5EiYKCXN1bW1hcmllcxgBIAMoCzITLnRvY2sudjEuSm9iU3VtbWFyeTKAAQoLTG9nc1NlcnZpY2USMAoETG9ncxIULnRvY2sudjEuTG9nc1JlcXVlc3QaEi50b2NrLnYxLkxvZ3NSZXBseRI/CglTdW1tYXJpZXMSGS50b2NrLnYxLlN1bW1hcmllc1JlcXVlc3QaFy50b2NrLnYxLlN1bW1hcmllc1JlcGx5YgZwcm90bzM", [file_tock_v1_events]);
+  fileDesc("ChJ0b2NrL3YxL2xvZ3MucHJvdG8SB3RvY2sudjEicgoLTG9nc1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIVCg1mYWlsdXJlc19vbmx5GAMgASgIEg8KB2tleXdvcmQYBCABKAkSDAoEcGFnZRgFIAEoBRINCgVsaW1pdBgGIAEoBSI9CghMb2dFbnRyeRIKCgJpZBgBIAEoAxIlCglleGVjdXRpb24YAiABKAsyEi50b2NrLnYxLkV4ZWN1dGlvbiIvCglMb2dzUmVwbHkSIgoHZW50cmllcxgBIAMoCzIRLnRvY2sudjEuTG9nRW50cnkidQoQU3VtbWFyaWVzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgsKA2lkcxgCIAMoAxIOCgZyZWNlbnQYAyABKAUSDQoFc2luY2UYBCABKAMSEgoKaG91cnNfZnJvbRgFIAEoAxINCgVob3VycxgGIAEoBSLEAQoKSm9iU3VtbWFyeRIOCgZqb2JfaWQYASABKAMSHwoEbGFzdBgCIAEoCzIRLnRvY2sudjEuTG9nRW50cnkSKQoGcmVjZW50GAMgAygOMhkudG9jay52MS5FeGVjdXRpb25PdXRjb21lEhIKCnJ1bnNfc2luY2UYBCABKAUSFgoOZmFpbHVyZXNfc2luY2UYBSABKAUSFAoMcnVuc19ieV9ob3VyGAYgAygFEhgKEGZhaWx1cmVzX2J5X2hvdXIYByADKAUiOAoOU3VtbWFyaWVzUmVwbHkSJgoJc3VtbWFyaWVzGAEgAygLMhMudG9jay52MS5Kb2JTdW1tYXJ5MoABCgtMb2dzU2VydmljZRIwCgRMb2dzEhQudG9jay52MS5Mb2dzUmVxdWVzdBoSLnRvY2sudjEuTG9nc1JlcGx5Ej8KCVN1bW1hcmllcxIZLnRvY2sudjEuU3VtbWFyaWVzUmVxdWVzdBoXLnRvY2sudjEuU3VtbWFyaWVzUmVwbHliBnByb3RvMw", [file_tock_v1_events]);
 
 /**
  * @generated from message tock.v1.LogsRequest
@@ -127,6 +127,19 @@ export type SummariesRequest = Message<"tock.v1.SummariesRequest"> & {
    * @generated from field: int64 since = 4;
    */
   since: bigint;
+
+  /**
+   * Also count them per hour: `hours` consecutive hours (at most 168) from `hours_from` (Unix
+   * seconds); 0 hours: no hourly counts.
+   *
+   * @generated from field: int64 hours_from = 5;
+   */
+  hoursFrom: bigint;
+
+  /**
+   * @generated from field: int32 hours = 6;
+   */
+  hours: number;
 };
 
 /**
@@ -170,6 +183,19 @@ export type JobSummary = Message<"tock.v1.JobSummary"> & {
    * @generated from field: int32 failures_since = 5;
    */
   failuresSince: number;
+
+  /**
+   * Results kept scheduled in each asked hour, oldest hour first, and how many of them failed
+   * (one count per hour; empty when no hours were asked).
+   *
+   * @generated from field: repeated int32 runs_by_hour = 6;
+   */
+  runsByHour: number[];
+
+  /**
+   * @generated from field: repeated int32 failures_by_hour = 7;
+   */
+  failuresByHour: number[];
 };
 
 /**
