@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.ts';
 import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { single } from '../../shared/single.ts';
 import { createPool, postgresTarget, translatePgError, withSchemaLock } from '../../shared/postgres.ts';
-import { hourlyCounts, keepSetting, MAX_ID_KEY, queryInt, summaryHours, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
+import { hourlyCounts, keepSetting, queryInt, summaryHours, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
 import { logsLockKey, migrateLogsTables } from './postgresLogsSchema.ts';
 
