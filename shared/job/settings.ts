@@ -14,7 +14,7 @@ import { DST_GAP_RULES, DST_OVERLAP_RULES } from '../schedule/index.ts';
  * the proto messages agree. Jobs created before the setting existed fold with its default.
  * A new kind (a list, say) also needs its entry in the per-kind tables: gateway/inputs.ts (READ),
  * gateway/records.ts (RECORD), shared/grpc/jobSettingsProto.ts (TO_PROTO, FROM_PROTO), gateway/
- * openapi.ts (SETTING_TYPE) and the test's WIRE; the compiler lists them (Record<SettingKind, ...>).
+ * openapiSchema.ts (SETTING_TYPE) and the test's WIRE; the compiler lists them (Record<SettingKind, ...>).
  *
  * A row's key is the setting's name everywhere: the API parameter, the domain field, and (in
  * camelCase, as protobuf-es spells it) the proto field. Pure: no transport, no generated code.

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { createGateway } from '../../services/gateway/app.ts';
 import { FUNCTIONS, type Clients } from '../../services/gateway/functions.ts';
-import { JOB_SETTINGS, openApiDocument } from '../../services/gateway/openapi.ts';
+import { openApiDocument } from '../../services/gateway/openapi.ts';
+import { JOB_SETTINGS } from '../../services/gateway/openapiSchema.ts';
 import { JobSettingsSchema } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createLogger } from '../../shared/log.ts';
 
