@@ -19,7 +19,8 @@ import { maskSecrets } from '../../shared/job/index.ts';
 import type { Account } from './account.ts';
 import type { Group } from './group.ts';
 import type { JobEntry } from './jobsView.ts';
-import type { JobsService, ExtraRun } from './jobsService.ts';
+import type { ExtraRun } from './extraRun.ts';
+import type { JobsService } from './jobsService.ts';
 import type { TestRuns } from './testRuns.ts';
 
 type Impl = ServiceImpl<(typeof JobsServiceDesc)['method']>;
