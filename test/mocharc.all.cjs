@@ -17,6 +17,8 @@ const LONGEST_FIRST = [
   'test/e2e/secretsAtRest.test.ts',
   'test/e2e/slice.test.ts',
   'test/fault/exactlyOnce.test.ts',
+  'test/fault/restoreDrill.test.ts',
+  'test/e2e/schemaVersions.test.ts',
   'test/fault/selfHealing.test.ts',
   'test/e2e/distributed.test.ts',
 ];

@@ -26,6 +26,8 @@ export interface StartPlannerOptions {
   misfireMs?: number;
   /** Put runs on the bus this long before they are due (default 0; see PlannerOptions.leadMs). */
   leadMs?: number;
+  /** How often the watermark is recorded (default 1 s; see PlannerOptions.watermarkEveryMs). */
+  watermarkEveryMs?: number;
   /** The process's readiness (embedded: shared by every service); a new one when absent. */
   readiness?: Readiness;
 }

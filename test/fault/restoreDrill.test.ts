@@ -21,6 +21,7 @@ import { dropSchema, POSTGRES_URL, rawClient, requirePostgres, schemaName, urlWi
 import { credentialsOf, distributedEnv, SERVICE_READY, startService, TEST_SECRET_KEY, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { sleep, waitFor } from '../support/waitFor.ts';
+import { withoutRunFields } from '../support/jobFixtures.ts';
 
 const JOBS = 3;
 const TOOLS = ['pg_dump', 'pg_restore', 'psql'];
@@ -170,5 +171,5 @@ function calledAt(received: { url: string; at: number; headers: Record<string, s
 
 /** Job records without what changes as they run (health additions, next run): what a restore must bring back as it was. */
 function settingsOf(records: Record<string, unknown>[]) {
-  return records.map(({ lastResult: _l, recentOutcomes: _r, runs24h: _n, failures24h: _f, nextRun: _x, ...settings }) => settings);
+  return records.map(withoutRunFields);
 }

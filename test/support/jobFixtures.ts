@@ -7,6 +7,12 @@ export const RECORD_KEYS = [
   'lastResult', 'recentOutcomes', 'runs24h', 'failures24h', 'hourly24h', 'groupName',
 ];
 
+/** Fields of a job record that its runs change (docs/api.md, "Job health"), and nextRun. */
+export const RUN_FIELDS = ['lastResult', 'recentOutcomes', 'runs24h', 'failures24h', 'hourly24h', 'nextRun'];
+
+/** A job record without what its runs change: what two reads of an unchanged job agree on. */
+export const withoutRunFields = <T extends Record<string, unknown>>(record: T) => Object.fromEntries(Object.entries(record).filter(([k]) => !RUN_FIELDS.includes(k)));
+
 // Schedules that never fire while a test runs, so a running executor cannot change `fail` under us.
 export const YEARLY = '0 0 1 1 *';
 /** An hour of the day about twelve hours away (in UTC and nearby zones): daily schedules at it do not fire during a test run. */

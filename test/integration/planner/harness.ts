@@ -44,8 +44,8 @@ export async function world(start = T0) {
       for (let i = 0; i < 1000 && planners.some((p) => p.planner.projection.position < result.position); i++) await tick();
       return result;
     },
-    async startPlanner(options: { misfireMs?: number; leadMs?: number; store?: EventStore } = {}) {
-      const server = await startPlannerService({ store: options.store ?? store, bus, clock, log: silent, address: '127.0.0.1:0', misfireMs: options.misfireMs, leadMs: options.leadMs });
+    async startPlanner(options: { misfireMs?: number; leadMs?: number; watermarkEveryMs?: number; store?: EventStore } = {}) {
+      const server = await startPlannerService({ store: options.store ?? store, bus, clock, log: silent, address: '127.0.0.1:0', misfireMs: options.misfireMs, leadMs: options.leadMs, watermarkEveryMs: options.watermarkEveryMs });
       planners.push(server);
       return server;
     },

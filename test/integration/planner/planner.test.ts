@@ -84,8 +84,11 @@ describe('planner (integration: SQLite store, in-process bus, fake clock)', func
   it("carries the account's signing secrets from its events: the new one, and the replaced one until its grace ends", async () => {
     const account = (type: string, data: Record<string, unknown>) => w.store.appendToStream('account-9', [{ type, data }]);
     await account('AccountCreated', { id: 9, name: 'a', timezone: 'UTC', tokenHash: 'h', jobLimit: 0, at: T0, signingSecret: 'whsec_first' });
-    await w.append(1, jobCreated(1, T0, { expression: '* * * * *', url: 'https://example.test/hook' }, 9));
-    const { planner } = await w.startPlanner();
+    // Minutes 0 to 2 of each hour: a run in each of the first two minutes, and one just after the
+    // day of grace, without the 1,440 runs a job every minute would make on the way there (nor a
+    // watermark written every second of that day).
+    await w.append(1, jobCreated(1, T0, { expression: '0-2 * * * *', url: 'https://example.test/hook' }, 9));
+    const { planner } = await w.startPlanner({ watermarkEveryMs: MINUTE });
     await w.advance(MINUTE);
     const secrets = () => w.take().map((r) => r.run.target!.signingSecrets.map((k) => [k.secret, Number(k.validUntil)]));
     expect(secrets()).to.deep.equal([[['whsec_first', 0]]]);
