@@ -20,8 +20,9 @@ log() { echo "images: $*" >&2; }
 BASE=localhost/tock-deploy-base:bookworm-v1
 if ! exists "$BASE"; then
   log "mmdebstrap bookworm (minbase)"
-  rm -f "$CACHE/base-rootfs.tar.tmp"
-  mmdebstrap --quiet --variant=minbase bookworm "$CACHE/base-rootfs.tar.tmp" >&2
+  # --format: mmdebstrap picks the format from the name's extension, and .tmp would make a directory.
+  rm -rf "$CACHE/base-rootfs.tar.tmp"
+  mmdebstrap --quiet --variant=minbase --format=tar bookworm "$CACHE/base-rootfs.tar.tmp" >&2
   podman import --change 'CMD ["/bin/bash"]' --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     "$CACHE/base-rootfs.tar.tmp" "$BASE" >&2
   rm -f "$CACHE/base-rootfs.tar.tmp"
