@@ -10,11 +10,13 @@ export const USAGE = `usage:
                     (--email ADDRESS | --url URL | --bot-token TOKEN --chat-id CHAT)
   tock channels edit <id> --account ID [--name NAME] [--email|--url|--bot-token|--chat-id ...] [--enable|--disable]
   tock channels delete <id> --account ID
-  tock channels test <id> --account ID`;
+  tock channels test <id> --account ID
+  tock channels secret-rotate <id> --account ID [--overlap SECONDS]
+                    (a webhook's new signing secret, printed once; the old one signs SECONDS more, a day by default)`;
 
 const address = (c: Channel) => (c.type === 'email' ? c.email : c.type === 'telegram' ? `${c.botToken} ${c.chatId}` : c.url);
 
-/** Operator commands on an account's notification channels. A webhook's secret is printed once, at creation. */
+/** Operator commands on an account's notification channels. A webhook's secret is printed once, at creation or rotation. */
 export async function channelsCommand(args: string[], notifier: Notifier, out: (line: string) => void, err: (line: string) => void): Promise<number> {
   const [verb, ...rest] = args;
   let parsed;
@@ -32,6 +34,7 @@ export async function channelsCommand(args: string[], notifier: Notifier, out: (
         'chat-id': { type: 'string' },
         enable: { type: 'boolean' },
         disable: { type: 'boolean' },
+        overlap: { type: 'string' },
       },
     });
   } catch (error) {
@@ -74,6 +77,19 @@ export async function channelsCommand(args: string[], notifier: Notifier, out: (
     case 'delete': {
       const c = await notifier.channelDelete({ accountId: account, id: idArg() });
       out(`channel ${c.id} deleted`);
+      return 0;
+    }
+    case 'secret-rotate': {
+      const overlap = values.overlap === undefined ? undefined : Number(values.overlap);
+      if (overlap !== undefined && (!Number.isSafeInteger(overlap) || values.overlap!.trim() === '')) {
+        err(`--overlap: a whole number of seconds is required, got "${values.overlap}"\n${USAGE}`);
+        return 2;
+      }
+      const { channel, previousValidUntil } = await notifier.channelSecretRotate({ accountId: account, id: idArg(), overlap: overlap === undefined ? undefined : BigInt(overlap) });
+      out(`channel ${channel!.id} (${channel!.type}, ${channel!.name}): new signing secret`);
+      out(`signing secret: ${channel!.secret} (shown only now)`);
+      const until = Number(previousValidUntil);
+      out(until > 0 ? `the previous secret also signs until ${new Date(until).toISOString()}` : 'the previous secret no longer signs');
       return 0;
     }
     case 'test': {

@@ -247,6 +247,13 @@ export const FUNCTIONS: Record<string, Fn> = {
     const reply = await need(c.notifier, 'notifier').channelTest({ accountId, id: id(params) });
     return { delivered: reply.delivered, error: reply.error };
   },
+  // With channel_add, the only answer that shows a channel's signing secret.
+  channel_secret_rotate: async ({ params, accountId }, c) => {
+    const overlap = params.int('overlap');
+    const reply = await need(c.notifier, 'notifier').channelSecretRotate({ accountId, id: id(params), overlap: overlap === undefined ? undefined : BigInt(overlap) });
+    const until = Number(reply.previousValidUntil);
+    return { ...channelRecord(reply.channel!), previousValidUntil: until > 0 ? Math.floor(until / 1000) : null };
+  },
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
   // The only answer that ever shows a signing secret.

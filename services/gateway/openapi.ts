@@ -4,6 +4,7 @@
  */
 
 import { SETTING_NAMES, secretFlag, settingOf, type SettingKind, type SettingName } from '../../shared/job/index.ts';
+import { DEFAULT_SECRET_OVERLAP_S, MAX_SECRET_OVERLAP_S } from '../../shared/notify/index.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -33,6 +34,7 @@ const PARAMS = {
   botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
   chatId: str('telegram: the numeric chat id or @channel name'),
   enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
+  overlap: int('seconds the replaced signing secret still signs (0: it stops at once)', { minimum: 0, maximum: MAX_SECRET_OVERLAP_S, default: DEFAULT_SECRET_OVERLAP_S }),
 } satisfies Record<string, Schema>;
 /** The same, looked up by a name that may be unknown. */
 const PARAM_BY_NAME: Readonly<Record<string, Schema>> = PARAMS;
@@ -155,6 +157,17 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
     required: ['id'],
     returns: { type: 'object', properties: { delivered: bool('whether the channel accepted it'), error: str('why not') } },
   },
+  channel_secret_rotate: {
+    summary: "A new signing secret for a webhook channel, shown only in this answer; the replaced one also signs until the overlap ends",
+    params: [['id', PARAMS.channelId], 'overlap'],
+    required: ['id'],
+    returns: {
+      allOf: [
+        ref('Channel'),
+        { type: 'object', properties: { previousValidUntil: { type: ['integer', 'null'], description: 'Unix time until which the replaced secret also signs; null when it stopped at once' } } },
+      ],
+    },
+  },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
   account_secret_rotate: {
@@ -241,7 +254,7 @@ const SCHEMAS: Record<string, Schema> = {
       failures: int('failed delivery attempts in a row'),
       lastError: str('the last delivery error'),
       createdAt: int('Unix time'),
-      secret: str('webhook channels, in the answer of channel_add only: the HMAC key of X-Tock-Signature'),
+      secret: str('webhook channels, in the answers of channel_add and channel_secret_rotate only: the signing secret, whsec_ and standard base64 (the Standard Webhooks secret; the whole string is the HMAC key of X-Tock-Signature)'),
     },
   },
   HistoryEntry: {

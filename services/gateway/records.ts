@@ -93,7 +93,7 @@ export function logRecord(entry: LogEntry) {
   };
 }
 
-/** A notification channel: its address masked (an email in full); a webhook's `secret` only in channel_add's answer. */
+/** A notification channel: its address masked (an email in full); a webhook's `secret` only in the answers of channel_add and channel_secret_rotate. */
 export function channelRecord(c: Channel) {
   const address =
     c.type === 'email' ? { email: c.email } : c.type === 'telegram' ? { botToken: c.botToken, chatId: c.chatId } : { url: c.url };

@@ -11,6 +11,7 @@ import {
   channelStream,
   claimable,
   deliveryDecider,
+  deliveryId,
   pendingDelivery,
   retryDelay,
   type NotificationDecided,
@@ -131,7 +132,7 @@ export function createDispatcher(options: DispatcherOptions) {
     }
     const attempt = claimed.data.attempt;
     const triggers = open.decided.triggers.filter((t) => route.keys.includes(t.key));
-    const outcome = await senders.send(channel, triggers, now());
+    const outcome = await senders.send(channel, triggers, now(), deliveryId(id, channel.id));
     const retryAt = outcome.ok ? null : now() + retryDelay(attempt, options.retry, outcome.retryAfterMs, options.random);
     // Sent: the outcome must be stored, or the claim's lease runs out and the message goes again.
     // An append that failed (the store restarting, or its answer lost after commit) is retried

@@ -6,7 +6,7 @@ import type { ChannelUseCases } from './channelUseCases.ts';
 
 type Impl = ServiceImpl<(typeof NotifierService)['method']>;
 
-/** A channel as answers show it: the address masked; the secret only when `withSecret` (creation). */
+/** A channel as answers show it: the address masked; the secret only when `withSecret` (creation, rotation). */
 export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape<typeof ChannelSchema> {
   const shown = maskAddress(c);
   return {
@@ -39,6 +39,10 @@ export function notifierGrpcImpl(channels: ChannelUseCases): Impl {
       );
     },
     channelDelete: async (r) => toProtoChannel(await channels.remove(Number(r.accountId), Number(r.id))),
+    channelSecretRotate: async (r) => {
+      const channel = await channels.rotateSecret(Number(r.accountId), Number(r.id), r.overlap === undefined ? undefined : Number(r.overlap));
+      return { channel: toProtoChannel(channel, true), previousValidUntil: BigInt(channel.previousSecret?.validUntil ?? 0) };
+    },
     channelTest: async (r) => {
       const outcome = await channels.test(Number(r.accountId), Number(r.id));
       return { delivered: outcome.ok, error: outcome.error };

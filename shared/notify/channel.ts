@@ -5,7 +5,8 @@ import type { Decider } from '../decider.ts';
 /**
  * A channel: where an account's notifications go. Its address is a secret for every kind but
  * email (a chat webhook URL or a bot token lets anyone post there): it is shown only masked.
- * A webhook channel also has a signing secret, shown once, in the answer that created it.
+ * A webhook channel also has a signing secret, shown once, in the answer that created it or
+ * rotated it; after a rotation the secret it replaced still signs until the overlap ends.
  */
 
 export const CHANNEL_TYPES = ['email', 'webhook', 'slack', 'discord', 'teams', 'telegram'] as const;
@@ -26,6 +27,8 @@ export interface Channel {
   address: ChannelAddress;
   /** HMAC key of a webhook channel; '' for the others. */
   secret: string;
+  /** The secret a rotation replaced, still signing until `validUntil` (ms). */
+  previousSecret: { secret: string; validUntil: number } | null;
   enabled: boolean;
   /** Failed delivery attempts in a row. */
   failures: number;
@@ -37,10 +40,16 @@ export interface Channel {
 /** After this many failed attempts in a row a channel is disabled until its owner edits it. */
 export const CHANNEL_FAILURE_LIMIT = 5;
 
+/** How long a rotated-out signing secret still signs, unless the rotation says otherwise: receivers switch over meanwhile. */
+export const DEFAULT_SECRET_OVERLAP_S = 24 * 3600;
+/** The longest overlap a rotation may ask for. */
+export const MAX_SECRET_OVERLAP_S = 7 * 24 * 3600;
+
 export type ChannelEvent =
   | { type: 'ChannelAdded'; data: { id: number; accountId: number; type: ChannelType; name: string; address: ChannelAddress; secret: string; at: number } }
   | { type: 'ChannelEdited'; data: { name?: string; address?: ChannelAddress; enabled?: boolean; at: number } }
   | { type: 'ChannelDeleted'; data: { at: number } }
+  | { type: 'ChannelSecretRotated'; data: { secret: string; previousValidUntil: number; at: number } }
   | { type: 'ChannelFailed'; data: { failures: number; error: string; at: number } }
   | { type: 'ChannelDisabled'; data: { failures: number; error: string; at: number } }
   | { type: 'ChannelRecovered'; data: { at: number } };
@@ -49,6 +58,7 @@ export type ChannelCommand =
   | { type: 'AddChannel'; id: number; accountId: number; channelType: string; name: string; address: ChannelAddress; secret: string }
   | { type: 'EditChannel'; id: number; accountId: number; name?: string; address?: ChannelAddress; enabled?: boolean }
   | { type: 'DeleteChannel'; id: number; accountId: number }
+  | { type: 'RotateChannelSecret'; id: number; accountId: number; secret: string; overlapSeconds?: number }
   | { type: 'RecordAttempt'; id: number; ok: boolean; error: string };
 
 const invalid = (message: string) => new AppError('INVALID_PARAMETER', message);
@@ -118,7 +128,7 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
   evolve(state, event) {
     if (event.type === 'ChannelAdded') {
       const { id, accountId, type, name, address, secret, at } = event.data;
-      return { id, accountId, type, name, address, secret, enabled: true, failures: 0, lastError: '', deleted: false, createdAt: at };
+      return { id, accountId, type, name, address, secret, previousSecret: null, enabled: true, failures: 0, lastError: '', deleted: false, createdAt: at };
     }
     if (!state) return state;
     switch (event.type) {
@@ -135,6 +145,11 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
       }
       case 'ChannelDeleted':
         return { ...state, deleted: true };
+      case 'ChannelSecretRotated': {
+        // A second rotation within the overlap ends the oldest secret at once: two at most sign.
+        const { secret, previousValidUntil, at } = event.data;
+        return { ...state, secret, previousSecret: previousValidUntil > at ? { secret: state.secret, validUntil: previousValidUntil } : null };
+      }
       case 'ChannelFailed':
         return { ...state, failures: event.data.failures, lastError: event.data.error };
       case 'ChannelDisabled':
@@ -165,6 +180,14 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
     }
     if (!state || state.deleted || state.accountId !== command.accountId) throw new AppError('NOT_FOUND', `channel ${command.id} not found`);
     if (command.type === 'DeleteChannel') return [{ type: 'ChannelDeleted', data: { at: now } }];
+    if (command.type === 'RotateChannelSecret') {
+      if (state.type !== 'webhook') throw invalid(`id: channel ${state.id} is ${state.type === 'email' ? 'an' : 'a'} ${state.type} channel; only a webhook channel has a signing secret`);
+      const overlap = command.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_S;
+      if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap > MAX_SECRET_OVERLAP_S) {
+        throw invalid(`overlap: must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_S}, got ${overlap}`);
+      }
+      return [{ type: 'ChannelSecretRotated', data: { secret: command.secret, previousValidUntil: now + overlap * 1000, at: now } }];
+    }
     const name = command.name === undefined ? undefined : checkName(command.name) || state.name;
     const address = command.address === undefined ? undefined : checkAddress(state.type, { ...state.address, ...command.address });
     const changed =
@@ -175,5 +198,12 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
     return [{ type: 'ChannelEdited', data: { name, address, enabled: command.enabled, at: now } }];
   },
 };
+
+/** The secrets a webhook sent at `now` is signed with, newest first: the current one, and the one it replaced while the overlap lasts. */
+export function webhookSecrets(channel: Pick<Channel, 'secret' | 'previousSecret'>, now: number): string[] {
+  const secrets = channel.secret ? [channel.secret] : [];
+  if (channel.previousSecret && now < channel.previousSecret.validUntil) secrets.push(channel.previousSecret.secret);
+  return secrets;
+}
 
 export const channelStream = (id: number) => `channel-${id}`;

@@ -1,4 +1,4 @@
-import { signWebhook } from '../signing.ts';
+import { signWebhook, standardWebhookHeaders } from '../signing.ts';
 import type { ChannelAddress, ChannelType } from './channel.ts';
 import type { Trigger, TriggerKind } from './rules.ts';
 
@@ -25,6 +25,8 @@ export interface MessageContext {
   publicUrl?: string;
   /** Signing time of a webhook, ms. */
   now: number;
+  /** A webhook's `webhook-id`: the same for every attempt of one message to one channel, so a receiver can drop a repeat. */
+  deliveryId: string;
   /** Where Telegram's Bot API is (tests point it at a local receiver). */
   telegramApi?: string;
 }
@@ -125,12 +127,16 @@ export function webhookFields(t: Trigger) {
   };
 }
 
-/** The first trigger's fields at the top level (FastCron receivers read those), every trigger in `notifications`. */
-export function webhookMessage(triggers: Trigger[], address: ChannelAddress, secret: string, ctx: MessageContext): HttpMessage {
+/**
+ * The first trigger's fields at the top level (FastCron receivers read those), every trigger in
+ * `notifications`; signed twice, the same secrets in each: X-Tock-Signature and Standard Webhooks.
+ */
+export function webhookMessage(triggers: Trigger[], address: ChannelAddress, secrets: readonly string[], ctx: MessageContext): HttpMessage {
   const [first] = triggers;
   if (!first) throw new Error('webhookMessage: no notification to send');
   const body = JSON.stringify({ ...webhookFields(first), count: triggers.length, notifications: triggers.map(webhookFields) });
-  return { url: address.url!, headers: { 'content-type': 'application/json', 'x-tock-signature': signWebhook(secret, body, ctx.now) }, body };
+  const headers = { 'content-type': 'application/json', 'x-tock-signature': signWebhook(secrets, body, ctx.now), ...standardWebhookHeaders(secrets, ctx.deliveryId, body, ctx.now) };
+  return { url: address.url!, headers, body };
 }
 
 const SHOWN_IN_CHAT = 10;
@@ -218,11 +224,11 @@ export function telegramMessage(triggers: Trigger[], address: ChannelAddress, ct
   });
 }
 
-/** The HTTP request a non-email channel receives. */
-export function httpMessage(type: Exclude<ChannelType, 'email'>, triggers: Trigger[], address: ChannelAddress, secret: string, ctx: MessageContext): HttpMessage {
+/** The HTTP request a non-email channel receives; `secrets` sign a webhook (newest first). */
+export function httpMessage(type: Exclude<ChannelType, 'email'>, triggers: Trigger[], address: ChannelAddress, secrets: readonly string[], ctx: MessageContext): HttpMessage {
   switch (type) {
     case 'webhook':
-      return webhookMessage(triggers, address, secret, ctx);
+      return webhookMessage(triggers, address, secrets, ctx);
     case 'slack':
       return slackMessage(triggers, address, ctx);
     case 'discord':

@@ -30,7 +30,7 @@ describe('notification channels API (embedded mode)', function () {
     const added = await ok(alice.call('channel_add', { type: 'webhook', name: 'ops hook', url: `${receiver.url}/hook/secret-path` }));
     expect(added).to.include({ type: 'webhook', name: 'ops hook', enabled: true, failures: 0, lastError: '' });
     expect(added.id).to.be.a('number');
-    expect(added.secret).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(added.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(added.url).to.equal(`${new URL(receiver.url).protocol}//${new URL(receiver.url).host}/****`);
     const listed = await ok(alice.call('channel_list', {}, { method: 'GET' }));
     expect(listed).to.have.length(1);

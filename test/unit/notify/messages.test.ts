@@ -12,7 +12,7 @@ const trigger = (i: number, over: Partial<Trigger['execution']> = {}): Trigger =
   execution: { runId: `r${i}`, time: NOW / 1000, failed: true, httpStatus: 502, error: 'E'.repeat(2000), output: 'O'.repeat(1000), downloaded: 1000, executionTime: 1.25, ...over },
 });
 const many = Array.from({ length: 500 }, (_, i) => trigger(i + 1));
-const ctx = { now: NOW, publicUrl: 'https://tock.example.com/' };
+const ctx = { now: NOW, deliveryId: 'msg_1', publicUrl: 'https://tock.example.com/' };
 
 describe('notification messages (shared/notify)', () => {
   it('masks the credentials of a URL, keeps everything else', () => {
@@ -54,13 +54,13 @@ describe('notification messages (shared/notify)', () => {
     expect(email.text.match(/^Cron job /gm)).to.have.length(500);
     expect(email.html).to.include('<h3>Cron job &quot;job &lt;1&gt; &amp; co&quot; (#1) failed</h3>');
     expect(email.html).to.include('<a href="https://tock.example.com/api/v1/cron_logs?id=1">');
-    const hook = JSON.parse(webhookMessage(many, { url: 'https://x.example/' }, 'k', ctx).body);
+    const hook = JSON.parse(webhookMessage(many, { url: 'https://x.example/' }, ['k'], ctx).body);
     expect(hook.count).to.equal(500);
     expect(hook.notifications).to.have.length(500);
   });
 
   it('a success is status 0, "okay"', () => {
-    const body = JSON.parse(webhookMessage([{ ...trigger(1, { failed: false, httpStatus: 200, error: '' }), kind: 'okay' }], { url: 'https://x.example/' }, 'k', ctx).body);
+    const body = JSON.parse(webhookMessage([{ ...trigger(1, { failed: false, httpStatus: 200, error: '' }), kind: 'okay' }], { url: 'https://x.example/' }, ['k'], ctx).body);
     expect(body).to.include({ status: 0, message: 'okay', event: 'okay', httpStatus: 200 });
   });
 });

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/notifier.proto.
  */
 export const file_tock_v1_notifier: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0b2NrL3YxL25vdGlmaWVyLnByb3RvEgd0b2NrLnYxIswBCgdDaGFubmVsEgoKAmlkGAEgASgDEgwKBHR5cGUYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVlbWFpbBgEIAEoCRILCgN1cmwYBSABKAkSEQoJYm90X3Rva2VuGAYgASgJEg8KB2NoYXRfaWQYByABKAkSDwoHZW5hYmxlZBgIIAEoCBIQCghmYWlsdXJlcxgJIAEoBRISCgpsYXN0X2Vycm9yGAogASgJEhIKCmNyZWF0ZWRfYXQYCyABKAMSDgoGc2VjcmV0GAwgASgJIigKEkNoYW5uZWxMaXN0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDIjYKEENoYW5uZWxMaXN0UmVwbHkSIgoIY2hhbm5lbHMYASADKAsyEC50b2NrLnYxLkNoYW5uZWwigwEKEUNoYW5uZWxBZGRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSDAoEdHlwZRgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWVtYWlsGAQgASgJEgsKA3VybBgFIAEoCRIRCglib3RfdG9rZW4YBiABKAkSDwoHY2hhdF9pZBgHIAEoCSLyAQoSQ2hhbm5lbEVkaXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhIKBWVtYWlsGAQgASgJSAGIAQESEAoDdXJsGAUgASgJSAKIAQESFgoJYm90X3Rva2VuGAYgASgJSAOIAQESFAoHY2hhdF9pZBgHIAEoCUgEiAEBEhQKB2VuYWJsZWQYCCABKAhIBYgBAUIHCgVfbmFtZUIICgZfZW1haWxCBgoEX3VybEIMCgpfYm90X3Rva2VuQgoKCF9jaGF0X2lkQgoKCF9lbmFibGVkIiwKCkNoYW5uZWxSZWYSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyI0ChBDaGFubmVsVGVzdFJlcGx5EhEKCWRlbGl2ZXJlZBgBIAEoCBINCgVlcnJvchgCIAEoCTLJAgoPTm90aWZpZXJTZXJ2aWNlEkUKC0NoYW5uZWxMaXN0EhsudG9jay52MS5DaGFubmVsTGlzdFJlcXVlc3QaGS50b2NrLnYxLkNoYW5uZWxMaXN0UmVwbHkSOgoKQ2hhbm5lbEFkZBIaLnRvY2sudjEuQ2hhbm5lbEFkZFJlcXVlc3QaEC50b2NrLnYxLkNoYW5uZWwSPAoLQ2hhbm5lbEVkaXQSGy50b2NrLnYxLkNoYW5uZWxFZGl0UmVxdWVzdBoQLnRvY2sudjEuQ2hhbm5lbBI2Cg1DaGFubmVsRGVsZXRlEhMudG9jay52MS5DaGFubmVsUmVmGhAudG9jay52MS5DaGFubmVsEj0KC0NoYW5uZWxUZXN0EhMudG9jay52MS5DaGFubmVsUmVmGhkudG9jay52MS5DaGFubmVsVGVzdFJlcGx5YgZwcm90bzM");
+  fileDesc("ChZ0b2NrL3YxL25vdGlmaWVyLnByb3RvEgd0b2NrLnYxIswBCgdDaGFubmVsEgoKAmlkGAEgASgDEgwKBHR5cGUYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVlbWFpbBgEIAEoCRILCgN1cmwYBSABKAkSEQoJYm90X3Rva2VuGAYgASgJEg8KB2NoYXRfaWQYByABKAkSDwoHZW5hYmxlZBgIIAEoCBIQCghmYWlsdXJlcxgJIAEoBRISCgpsYXN0X2Vycm9yGAogASgJEhIKCmNyZWF0ZWRfYXQYCyABKAMSDgoGc2VjcmV0GAwgASgJIigKEkNoYW5uZWxMaXN0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDIjYKEENoYW5uZWxMaXN0UmVwbHkSIgoIY2hhbm5lbHMYASADKAsyEC50b2NrLnYxLkNoYW5uZWwigwEKEUNoYW5uZWxBZGRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSDAoEdHlwZRgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWVtYWlsGAQgASgJEgsKA3VybBgFIAEoCRIRCglib3RfdG9rZW4YBiABKAkSDwoHY2hhdF9pZBgHIAEoCSLyAQoSQ2hhbm5lbEVkaXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhIKBWVtYWlsGAQgASgJSAGIAQESEAoDdXJsGAUgASgJSAKIAQESFgoJYm90X3Rva2VuGAYgASgJSAOIAQESFAoHY2hhdF9pZBgHIAEoCUgEiAEBEhQKB2VuYWJsZWQYCCABKAhIBYgBAUIHCgVfbmFtZUIICgZfZW1haWxCBgoEX3VybEIMCgpfYm90X3Rva2VuQgoKCF9jaGF0X2lkQgoKCF9lbmFibGVkIiwKCkNoYW5uZWxSZWYSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyJeChpDaGFubmVsU2VjcmV0Um90YXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEhQKB292ZXJsYXAYAyABKANIAIgBAUIKCghfb3ZlcmxhcCJbChhDaGFubmVsU2VjcmV0Um90YXRlUmVwbHkSIQoHY2hhbm5lbBgBIAEoCzIQLnRvY2sudjEuQ2hhbm5lbBIcChRwcmV2aW91c192YWxpZF91bnRpbBgCIAEoAyI0ChBDaGFubmVsVGVzdFJlcGx5EhEKCWRlbGl2ZXJlZBgBIAEoCBINCgVlcnJvchgCIAEoCTKoAwoPTm90aWZpZXJTZXJ2aWNlEkUKC0NoYW5uZWxMaXN0EhsudG9jay52MS5DaGFubmVsTGlzdFJlcXVlc3QaGS50b2NrLnYxLkNoYW5uZWxMaXN0UmVwbHkSOgoKQ2hhbm5lbEFkZBIaLnRvY2sudjEuQ2hhbm5lbEFkZFJlcXVlc3QaEC50b2NrLnYxLkNoYW5uZWwSPAoLQ2hhbm5lbEVkaXQSGy50b2NrLnYxLkNoYW5uZWxFZGl0UmVxdWVzdBoQLnRvY2sudjEuQ2hhbm5lbBI2Cg1DaGFubmVsRGVsZXRlEhMudG9jay52MS5DaGFubmVsUmVmGhAudG9jay52MS5DaGFubmVsEj0KC0NoYW5uZWxUZXN0EhMudG9jay52MS5DaGFubmVsUmVmGhkudG9jay52MS5DaGFubmVsVGVzdFJlcGx5El0KE0NoYW5uZWxTZWNyZXRSb3RhdGUSIy50b2NrLnYxLkNoYW5uZWxTZWNyZXRSb3RhdGVSZXF1ZXN0GiEudG9jay52MS5DaGFubmVsU2VjcmV0Um90YXRlUmVwbHliBnByb3RvMw");
 
 /**
  * A notification channel as the API shows it: the address masked (an email address in full).
@@ -76,7 +76,8 @@ export type Channel = Message<"tock.v1.Channel"> & {
   createdAt: bigint;
 
   /**
-   * Only in the answer of ChannelAdd, for a webhook channel: the signing secret, shown once.
+   * Only in the answers of ChannelAdd and ChannelSecretRotate, for a webhook channel: the signing
+   * secret, shown once.
    *
    * @generated from field: string secret = 12;
    */
@@ -246,6 +247,61 @@ export const ChannelRefSchema: GenMessage<ChannelRef> = /*@__PURE__*/
   messageDesc(file_tock_v1_notifier, 5);
 
 /**
+ * @generated from message tock.v1.ChannelSecretRotateRequest
+ */
+export type ChannelSecretRotateRequest = Message<"tock.v1.ChannelSecretRotateRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+
+  /**
+   * Seconds the replaced secret still signs; absent: a day.
+   *
+   * @generated from field: optional int64 overlap = 3;
+   */
+  overlap?: bigint | undefined;
+};
+
+/**
+ * Describes the message tock.v1.ChannelSecretRotateRequest.
+ * Use `create(ChannelSecretRotateRequestSchema)` to create a new message.
+ */
+export const ChannelSecretRotateRequestSchema: GenMessage<ChannelSecretRotateRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 6);
+
+/**
+ * @generated from message tock.v1.ChannelSecretRotateReply
+ */
+export type ChannelSecretRotateReply = Message<"tock.v1.ChannelSecretRotateReply"> & {
+  /**
+   * With the new secret in `secret`.
+   *
+   * @generated from field: tock.v1.Channel channel = 1;
+   */
+  channel?: Channel | undefined;
+
+  /**
+   * Unix ms until which the replaced secret also signs; 0 when it stopped at once.
+   *
+   * @generated from field: int64 previous_valid_until = 2;
+   */
+  previousValidUntil: bigint;
+};
+
+/**
+ * Describes the message tock.v1.ChannelSecretRotateReply.
+ * Use `create(ChannelSecretRotateReplySchema)` to create a new message.
+ */
+export const ChannelSecretRotateReplySchema: GenMessage<ChannelSecretRotateReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 7);
+
+/**
  * @generated from message tock.v1.ChannelTestReply
  */
 export type ChannelTestReply = Message<"tock.v1.ChannelTestReply"> & {
@@ -265,10 +321,10 @@ export type ChannelTestReply = Message<"tock.v1.ChannelTestReply"> & {
  * Use `create(ChannelTestReplySchema)` to create a new message.
  */
 export const ChannelTestReplySchema: GenMessage<ChannelTestReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_notifier, 6);
+  messageDesc(file_tock_v1_notifier, 8);
 
 /**
- * channel_list, channel_add, channel_edit, channel_delete, channel_test.
+ * channel_list, channel_add, channel_edit, channel_delete, channel_test, channel_secret_rotate.
  *
  * @generated from service tock.v1.NotifierService
  */
@@ -312,6 +368,14 @@ export const NotifierService: GenService<{
     methodKind: "unary";
     input: typeof ChannelRefSchema;
     output: typeof ChannelTestReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.NotifierService.ChannelSecretRotate
+   */
+  channelSecretRotate: {
+    methodKind: "unary";
+    input: typeof ChannelSecretRotateRequestSchema;
+    output: typeof ChannelSecretRotateReplySchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tock_v1_notifier, 0);
