@@ -10,6 +10,7 @@ import {
   channelDecider,
   channelStream,
   claimable,
+  notificationDueAt,
   deliveryDecider,
   deliveryId,
   pendingDelivery,
@@ -65,9 +66,11 @@ export function createDispatcher(options: DispatcherOptions) {
     return d.status === 'pending' || d.status === 'claimed' ? Math.max(d.until, open.decided.at) : Infinity;
   };
 
+  const dueAt = (accountId: number, oldest: number) => notificationDueAt(oldest, view.lastDecidedAt(accountId), options.windowMs);
+
   function nextDue(): number {
     let next = Infinity;
-    for (const oldest of view.oldestPending().values()) next = Math.min(next, oldest + options.windowMs);
+    for (const [accountId, oldest] of view.oldestPending()) next = Math.min(next, dueAt(accountId, oldest));
     for (const open of view.openNotifications()) {
       for (const route of open.decided.routes) if (!inFlight.has(`${open.decided.id}:${route.channelId}`)) next = Math.min(next, dueOf(open, route));
     }
@@ -159,8 +162,8 @@ export function createDispatcher(options: DispatcherOptions) {
     try {
       const at = now();
       for (const [accountId, oldest] of [...view.oldestPending()]) {
-        if (oldest + options.windowMs > at) continue;
-        // A bounded event and message: beyond this, the rest follow in the next notification at once.
+        if (dueAt(accountId, oldest) > at) continue;
+        // A bounded event and message: beyond this, the rest follow in the next notification.
         const triggers = [...(view.pendingByAccount().get(accountId)?.values() ?? [])].sort((a, b) => a.at - b.at).slice(0, MAX_TRIGGERS_PER_NOTIFICATION);
         if (triggers.length) await decideBatch(accountId, triggers).catch((error) => log.error('notification decision failed', { accountId, error }));
       }

@@ -51,8 +51,10 @@ export class NotifierView {
   private notifyStates = new Map<number, JobNotifyState>();
   /** Per account: triggers decided by the rules and not yet part of a notification. */
   private pending = new Map<number, Map<string, Trigger>>();
-  /** Per account: when its oldest pending trigger was decided (the merge window runs from it). */
+  /** Per account: when its oldest pending trigger was decided. */
   private oldest = new Map<number, number>();
+  /** Per account: when its latest notification was decided (the merge window runs from it). */
+  private lastDecided = new Map<number, number>();
   private open = new Map<string, OpenNotification>();
   private position = -1n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
@@ -151,6 +153,7 @@ export class NotifierView {
   private applyDecided(event: BatchEvent, deliveryCategory: string) {
     if (event.type !== 'NotificationDecided') return;
     const decided = event.data;
+    this.lastDecided.set(decided.accountId, Math.max(this.lastDecided.get(decided.accountId) ?? 0, decided.at));
     const pending = this.pending.get(decided.accountId);
     // A trigger is always stored before the decision that takes it: deleting it here is enough.
     for (const t of decided.triggers) pending?.delete(t.key);
@@ -183,6 +186,11 @@ export class NotifierView {
   /** When each account's oldest pending trigger was decided. */
   oldestPending(): Map<number, number> {
     return this.oldest;
+  }
+
+  /** When the account's latest notification was decided; undefined when none is known. */
+  lastDecidedAt(accountId: number): number | undefined {
+    return this.lastDecided.get(accountId);
   }
 
   openNotifications(): IterableIterator<OpenNotification> {

@@ -3,13 +3,20 @@ import type { Decider } from '../decider.ts';
 import type { Trigger } from './rules.ts';
 
 /**
- * Merging: the triggers of one account that arrive within the merge window (60 s by default)
- * become one notification, sent once per channel. A dead upstream failing 500 jobs at once
- * produces one email, not 500. The decision is an event of `notifybatch-<accountId>`, appended
- * with the revision read, so two notifier replicas never decide the same trigger twice.
+ * Merging: a quiet account's first notification goes out at once (after a short gather, so the
+ * failures of one moment travel together), and what follows within the merge window (60 s by
+ * default) after a notification is merged into the next one, sent when that window closes. A dead
+ * upstream failing 500 jobs produces one or two emails, not 500. The decision is an event of
+ * `notifybatch-<accountId>`, appended with the revision read, so two notifier replicas never
+ * decide the same trigger twice.
  */
 
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
+/**
+ * How long a quiet account's first notification waits for others (never longer than the window):
+ * jobs due at the same instant against a host that is down fail within a moment of each other.
+ */
+export const FIRST_GATHER_MS = 2_000;
 /** Decisions kept in a `notifybatch-<accountId>` stream (a decision reads them all). */
 export const DECISIONS_KEPT = 5000;
 /**
@@ -49,11 +56,21 @@ export interface DecideNotification {
 
 const KEYS_KEPT = 20_000;
 
-/** When the batch holding these pending triggers is due: the window after the oldest. */
+/** When the oldest of these pending triggers was decided, plus `windowMs`; null when there is none. */
 export function batchDueAt(pending: Iterable<Pick<Trigger, 'at'>>, windowMs: number): number | null {
   let oldest = Infinity;
   for (const t of pending) if (t.at < oldest) oldest = t.at;
   return oldest === Infinity ? null : oldest + windowMs;
+}
+
+/**
+ * When an account's pending triggers become a notification: the gather after the oldest of them
+ * when the account is quiet (no notification decided within the window before), otherwise when
+ * the window after its last notification closes.
+ */
+export function notificationDueAt(oldestPending: number, lastDecidedAt: number | undefined, windowMs: number): number {
+  const quietFrom = lastDecidedAt === undefined ? -Infinity : lastDecidedAt + windowMs;
+  return Math.max(oldestPending + Math.min(windowMs, FIRST_GATHER_MS), quietFrom);
 }
 
 /** Which channels take which triggers: a job naming channels notifies only those. */
