@@ -8,3 +8,4 @@ export * from './batch.ts';
 export * from './delivery.ts';
 export * from './channel.ts';
 export * from './messages.ts';
+export * from './hostGroups.ts';

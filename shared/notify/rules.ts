@@ -60,12 +60,19 @@ export interface Trigger {
   /** When it was decided (ms). */
   at: number;
   fail: number;
+  /**
+   * Scheduled time (Unix seconds) of the first failed run of the failure this trigger is about (or,
+   * for "okay", that ended); absent when the run succeeded with nothing failing before, or unknown.
+   */
+  failingSince?: number;
   job: Omit<JobFacts, 'muted' | 'enabledAt' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime'>;
   execution: ExecutionFacts;
 }
 
 export interface JobNotifyState {
   fail: number;
+  /** Scheduled time (Unix seconds) of the first of the current consecutive failures; 0 when not failing. */
+  failingSince: number;
   /** A failure (or the auto-disable) was notified and no success has followed yet. */
   notified: boolean;
   /** The auto-disable at the threshold was notified (once per run of failures). */
@@ -77,7 +84,7 @@ export interface JobNotifyState {
 }
 
 export type JobNotifyEvent =
-  | { type: 'ExecutionCounted'; data: { runId: string; fail: number; since: number; at: number } }
+  | { type: 'ExecutionCounted'; data: { runId: string; fail: number; since: number; at: number; failingSince?: number } }
   | { type: 'NotificationTriggered'; data: { trigger: Trigger } };
 
 export interface SeeExecution {
@@ -91,7 +98,7 @@ export const JOB_NOTIFY_EVENTS_KEPT = 500;
 /** Output kept in a notification: enough to recognise the error page, never the whole body. */
 export const OUTPUT_SHOWN = 1000;
 
-export const initialJobNotifyState = (): JobNotifyState => ({ fail: 0, notified: false, disabledNotified: false, since: 0, runs: [] });
+export const initialJobNotifyState = (): JobNotifyState => ({ fail: 0, failingSince: 0, notified: false, disabledNotified: false, since: 0, runs: [] });
 
 export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): JobNotifyState {
   switch (event.type) {
@@ -100,6 +107,8 @@ export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): J
       const fresh = event.data.since !== state.since;
       return {
         fail: event.data.fail,
+        // Events written before failingSince existed leave it as it was while the failure lasts.
+        failingSince: event.data.failingSince ?? (reset ? 0 : state.failingSince),
         notified: reset || fresh ? false : state.notified,
         disabledNotified: reset || fresh ? false : state.disabledNotified,
         since: event.data.since,
@@ -132,10 +141,10 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   // Enabling the job starts a new count (the jobs service resets `fail` then too).
   const base = job.enabledAt !== state.since ? { ...initialJobNotifyState(), since: job.enabledAt } : state;
   const fail = execution.failed ? base.fail + 1 : 0;
+  const failingSince = !execution.failed ? 0 : base.fail > 0 && base.failingSince ? base.failingSince : execution.time;
+  const counted: JobNotifyEvent = { type: 'ExecutionCounted', data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince } };
   const events: JobNotifyEvent[] = [];
-  if (fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified)) {
-    events.push({ type: 'ExecutionCounted', data: { runId: execution.runId, fail, since: job.enabledAt, at: now } });
-  }
+  if (fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified)) events.push(counted);
   if (job.muted || !job.notify) return events;
 
   let kind: TriggerKind | null = null;
@@ -159,7 +168,7 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
     reasons.push(`the run took ${execution.executionTime.toFixed(1)} s, longer than ${job.notifyTime} s`);
   }
   if (!kind) return events;
-  if (!events.length) events.push({ type: 'ExecutionCounted', data: { runId: execution.runId, fail, since: job.enabledAt, at: now } });
+  if (!events.length) events.push(counted);
   const { muted: _m, enabledAt: _e, notify: _n, notifyEvery: _ne, notifyMatch: _nm, notifyTime: _nt, ...shown } = job;
   const trigger: Trigger = {
     key: `${execution.runId}:${kind}`,
@@ -167,6 +176,7 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
     reasons,
     at: now,
     fail,
+    ...(execution.failed ? { failingSince } : base.failingSince ? { failingSince: base.failingSince } : {}),
     job: shown,
     execution: { ...execution, output: execution.output.slice(0, OUTPUT_SHOWN) },
   };

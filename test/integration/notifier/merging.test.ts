@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { T0, createJob, execute, settle, startHarness, startReceiver } from './harness.ts';
+import { T0, createJob, decodeQp, execute, settle, startHarness, startReceiver, startSmtp, subjectOf } from './harness.ts';
 import { waitFor } from '../../support/waitFor.ts';
 
 type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -60,5 +60,31 @@ describe('notifier: a quiet account is told at once, what follows is merged', fu
     expect(jobsIn(2)).to.deep.equal([5]);
     await until(T0 + 400_000);
     expect(receiver.received).to.have.length(3);
+  });
+
+  it('a host outage of 50 jobs gives one message per channel, naming the host, the count, since when and the error', async () => {
+    const smtp = await startSmtp();
+    h = await startHarness({ windowMs: 60_000, smtp: { host: '127.0.0.1', port: smtp.port, tls: 'off', from: 'tock@example.com' } });
+    receiver = await startReceiver();
+    await h.notifier.channels.add(1, { type: 'webhook', name: 'ops', address: { url: receiver.url } });
+    await h.notifier.channels.add(1, { type: 'email', name: 'me', address: { email: 'ops@example.com' } });
+    for (let id = 1; id <= 50; id++) await createJob(h.store, id, { url: `https://api.example.com/jobs/${id}` });
+    await createJob(h.store, 51, { url: 'https://other.example.com/' });
+    await settle(100);
+    const error = 'connect ECONNREFUSED 203.0.113.7:443';
+    for (let id = 1; id <= 51; id++) await execute(h.bus, id, true, { httpStatus: 0, error });
+    await pending(51);
+    await until(T0 + 2_000);
+    await waitFor(() => receiver.received.length === 1 && smtp.mails.length === 1, 'one webhook call and one email');
+    await until(T0 + 200_000);
+    expect(receiver.received).to.have.length(1);
+    expect(smtp.mails).to.have.length(1);
+    const line = `api.example.com: 50 jobs failing since 12:00 UTC, ${error}`;
+    const body = JSON.parse(receiver.received[0]!.body);
+    expect(body.hosts).to.deep.equal([{ host: 'api.example.com', count: 50, jobs: Array.from({ length: 50 }, (_, i) => i + 1), since: T0 / 1000, error }]);
+    expect(body.count).to.equal(51);
+    expect(subjectOf(smtp.mails[0]!.raw)).to.equal('Tock: api.example.com: 50 jobs failing, 1 more cron job needs attention');
+    expect(decodeQp(smtp.mails[0]!.raw)).to.include(`By host:\r\n  ${line}`);
+    await smtp.close();
   });
 });

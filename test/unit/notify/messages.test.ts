@@ -23,7 +23,11 @@ describe('notification messages (shared/notify)', () => {
 
   it('subjects: the job and what happened, or a count by kind', () => {
     expect(subject([trigger(1)])).to.equal('Tock: "job <1> & co" (#1) failed');
-    expect(subject([trigger(1), { ...trigger(2), kind: 'okay' }, trigger(3)])).to.equal('Tock: 3 cron jobs need attention (2 failed, 1 is okay again)');
+    const onHost = (t: Trigger, host: string): Trigger => ({ ...t, job: { ...t.job, url: `https://${host}/x` } });
+    expect(subject([onHost(trigger(1), 'a.example'), { ...trigger(2), kind: 'okay' }, onHost(trigger(3), 'b.example')])).to.equal('Tock: 3 cron jobs need attention (2 failed, 1 is okay again)');
+    // Two failing jobs or more against one host: the subject names it.
+    expect(subject([trigger(1), trigger(2), onHost(trigger(3), 'b.example')])).to.equal('Tock: example.com: 2 jobs failing, 1 more cron job needs attention');
+    expect(subject(many)).to.equal('Tock: example.com: 500 jobs failing');
   });
 
   it('500 jobs in one message stay within each chat service\'s documented limits', () => {
