@@ -16,6 +16,7 @@ import {
   pendingDelivery,
   retryDelay,
   type NotificationDecided,
+  type PendingSpan,
   type RetryPolicy,
   type Route,
   type Trigger,
@@ -66,11 +67,11 @@ export function createDispatcher(options: DispatcherOptions) {
     return d.status === 'pending' || d.status === 'claimed' ? Math.max(d.until, open.decided.at) : Infinity;
   };
 
-  const dueAt = (accountId: number, oldest: number) => notificationDueAt(oldest, view.lastDecidedAt(accountId), options.windowMs);
+  const dueAt = (accountId: number, span: PendingSpan) => notificationDueAt(span, view.lastDecidedAt(accountId), options.windowMs);
 
   function nextDue(): number {
     let next = Infinity;
-    for (const [accountId, oldest] of view.oldestPending()) next = Math.min(next, dueAt(accountId, oldest));
+    for (const [accountId, span] of view.pendingSpans()) next = Math.min(next, dueAt(accountId, span));
     for (const open of view.openNotifications()) {
       for (const route of open.decided.routes) if (!inFlight.has(`${open.decided.id}:${route.channelId}`)) next = Math.min(next, dueOf(open, route));
     }
@@ -161,8 +162,8 @@ export function createDispatcher(options: DispatcherOptions) {
     running = true;
     try {
       const at = now();
-      for (const [accountId, oldest] of [...view.oldestPending()]) {
-        if (dueAt(accountId, oldest) > at) continue;
+      for (const [accountId, span] of [...view.pendingSpans()]) {
+        if (dueAt(accountId, span) > at) continue;
         // A bounded event and message: beyond this, the rest follow in the next notification.
         const triggers = [...(view.pendingByAccount().get(accountId)?.values() ?? [])].sort((a, b) => a.at - b.at).slice(0, MAX_TRIGGERS_PER_NOTIFICATION);
         if (triggers.length) await decideBatch(accountId, triggers).catch((error) => log.error('notification decision failed', { accountId, error }));

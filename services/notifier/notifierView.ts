@@ -9,7 +9,7 @@ import {
   OLD_BATCH_CATEGORY,
   OLD_DELIVERY_CATEGORY,
   deliveryStream,
-  batchDueAt,
+  pendingSpan,
   channelDecider,
   evolveDelivery,
   evolveJobNotify,
@@ -22,6 +22,7 @@ import {
   type JobNotifyEvent,
   type JobNotifyState,
   type NotificationDecided,
+  type PendingSpan,
   type Trigger,
   TRIGGER_STALE_MS,
 } from '../../shared/notify/index.ts';
@@ -51,8 +52,8 @@ export class NotifierView {
   private notifyStates = new Map<number, JobNotifyState>();
   /** Per account: triggers decided by the rules and not yet part of a notification. */
   private pending = new Map<number, Map<string, Trigger>>();
-  /** Per account: when its oldest pending trigger was decided. */
-  private oldest = new Map<number, number>();
+  /** Per account: when its oldest and newest pending triggers were decided. */
+  private spans = new Map<number, PendingSpan>();
   /** Per account: when its latest notification was decided (the merge window runs from it). */
   private lastDecided = new Map<number, number>();
   private open = new Map<string, OpenNotification>();
@@ -147,7 +148,8 @@ export class NotifierView {
     const pending = this.pending.get(trigger.job.accountId) ?? new Map<string, Trigger>();
     pending.set(trigger.key, trigger);
     this.pending.set(trigger.job.accountId, pending);
-    this.oldest.set(trigger.job.accountId, Math.min(this.oldest.get(trigger.job.accountId) ?? Infinity, trigger.at));
+    const span = this.spans.get(trigger.job.accountId);
+    this.spans.set(trigger.job.accountId, { oldest: Math.min(span?.oldest ?? Infinity, trigger.at), newest: Math.max(span?.newest ?? -Infinity, trigger.at) });
   }
 
   private applyDecided(event: BatchEvent, deliveryCategory: string) {
@@ -159,8 +161,8 @@ export class NotifierView {
     for (const t of decided.triggers) pending?.delete(t.key);
     if (pending && pending.size === 0) {
       this.pending.delete(decided.accountId);
-      this.oldest.delete(decided.accountId);
-    } else if (pending) this.oldest.set(decided.accountId, batchDueAt(pending.values(), 0)!);
+      this.spans.delete(decided.accountId);
+    } else if (pending) this.spans.set(decided.accountId, pendingSpan(pending.values())!);
     if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {}, deliveryStream: deliveryStream(decided.id, deliveryCategory) });
   }
 
@@ -176,16 +178,17 @@ export class NotifierView {
     const job = this.jobs.get(jobId);
     if (!job) return false;
     const state = this.notifyStates.get(jobId);
-    return Boolean(job.notifyMatch || job.notifyTime || (state && (state.fail > 0 || state.notified)));
+    // A failure-rate rule counts successes too: each lowers the rate, and one may end an alert.
+    return Boolean(job.notifyMatch || job.notifyTime || job.notifyFailureRate || (state && (state.fail > 0 || state.notified)));
   }
 
   pendingByAccount(): Map<number, Map<string, Trigger>> {
     return this.pending;
   }
 
-  /** When each account's oldest pending trigger was decided. */
-  oldestPending(): Map<number, number> {
-    return this.oldest;
+  /** When each account's oldest and newest pending triggers were decided. */
+  pendingSpans(): Map<number, PendingSpan> {
+    return this.spans;
   }
 
   /** When the account's latest notification was decided; undefined when none is known. */

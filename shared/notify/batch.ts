@@ -3,8 +3,8 @@ import type { Decider } from '../decider.ts';
 import type { Trigger } from './rules.ts';
 
 /**
- * Merging: a quiet account's first notification goes out at once (after a short gather, so the
- * failures of one moment travel together), and what follows within the merge window (60 s by
+ * Merging: a quiet account's first notification goes out at once (once its triggers stop coming
+ * for a moment, so the failures of one moment travel together), and what follows within the merge window (60 s by
  * default) after a notification is merged into the next one, sent when that window closes. A dead
  * upstream failing 500 jobs produces one or two emails, not 500. The decision is an event of
  * `notifybatch-<accountId>`, appended with the revision read, so two notifier replicas never
@@ -13,8 +13,9 @@ import type { Trigger } from './rules.ts';
 
 export const DEFAULT_MERGE_WINDOW_MS = 60_000;
 /**
- * How long a quiet account's first notification waits for others (never longer than the window):
- * jobs due at the same instant against a host that is down fail within a moment of each other.
+ * How long a quiet account's first notification waits for one more trigger (never longer than the
+ * window): jobs due at the same instant against a host that is down fail within a moment of each
+ * other.
  */
 export const FIRST_GATHER_MS = 2_000;
 /** Decisions kept in a `notifybatch-<accountId>` stream (a decision reads them all). */
@@ -56,21 +57,32 @@ export interface DecideNotification {
 
 const KEYS_KEPT = 20_000;
 
-/** When the oldest of these pending triggers was decided, plus `windowMs`; null when there is none. */
-export function batchDueAt(pending: Iterable<Pick<Trigger, 'at'>>, windowMs: number): number | null {
+/** When the oldest and the newest of an account's pending triggers were decided. */
+export interface PendingSpan {
+  oldest: number;
+  newest: number;
+}
+
+/** The span of these pending triggers; null when there is none. */
+export function pendingSpan(pending: Iterable<Pick<Trigger, 'at'>>): PendingSpan | null {
   let oldest = Infinity;
-  for (const t of pending) if (t.at < oldest) oldest = t.at;
-  return oldest === Infinity ? null : oldest + windowMs;
+  let newest = -Infinity;
+  for (const t of pending) {
+    oldest = Math.min(oldest, t.at);
+    newest = Math.max(newest, t.at);
+  }
+  return oldest === Infinity ? null : { oldest, newest };
 }
 
 /**
- * When an account's pending triggers become a notification: the gather after the oldest of them
- * when the account is quiet (no notification decided within the window before), otherwise when
- * the window after its last notification closes.
+ * When an account's pending triggers become a notification. A quiet account (no notification
+ * decided within the window before): once no trigger has come for the gather, so a burst (a host
+ * down under fifty jobs, its failures recorded one by one) travels whole, but never later than
+ * the window after the oldest. Otherwise: when the window after its last notification closes.
  */
-export function notificationDueAt(oldestPending: number, lastDecidedAt: number | undefined, windowMs: number): number {
+export function notificationDueAt(span: PendingSpan, lastDecidedAt: number | undefined, windowMs: number): number {
   const quietFrom = lastDecidedAt === undefined ? -Infinity : lastDecidedAt + windowMs;
-  return Math.max(oldestPending + Math.min(windowMs, FIRST_GATHER_MS), quietFrom);
+  return Math.max(quietFrom, Math.min(span.oldest + windowMs, span.newest + Math.min(windowMs, FIRST_GATHER_MS)));
 }
 
 /** Which channels take which triggers: a job naming channels notifies only those. */

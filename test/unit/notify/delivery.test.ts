@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import {
   batchDecider,
-  batchDueAt,
   channelDecider,
+  pendingSpan,
   FIRST_GATHER_MS,
   notificationDueAt,
   CHANNEL_FAILURE_LIMIT,
@@ -33,22 +33,25 @@ const replay = (events: DeliveryEvent[]) => events.reduce(evolveDelivery, {} as 
 
 describe('merging, delivery and channel rules (shared/notify)', () => {
   describe('merge window', () => {
-    it('the oldest of pending triggers, plus a delay', () => {
-      expect(batchDueAt([{ at: NOW + 5 }, { at: NOW }, { at: NOW + 59_000 }], 60_000)).to.equal(NOW + 60_000);
-      expect(batchDueAt([], 60_000)).to.equal(null);
+    it('the span of pending triggers: the oldest and the newest', () => {
+      expect(pendingSpan([{ at: NOW + 5 }, { at: NOW }, { at: NOW + 59_000 }])).to.deep.equal({ oldest: NOW, newest: NOW + 59_000 });
+      expect(pendingSpan([])).to.equal(null);
     });
 
-    it('a quiet account\'s first notification is due at once, after the short gather; later ones when the window after the last closes', () => {
+    it('a quiet account\'s first notification is due once triggers stop for the gather (at most a window); later ones when the window after the last closes', () => {
       expect(FIRST_GATHER_MS).to.equal(2_000);
-      // Never notified, or not within the window: the gather after the oldest trigger.
-      expect(notificationDueAt(NOW, undefined, 60_000)).to.equal(NOW + 2_000);
-      expect(notificationDueAt(NOW, NOW - 60_000, 60_000)).to.equal(NOW + 2_000);
-      expect(notificationDueAt(NOW, NOW - 59_000, 60_000), 'the window ends 1 s later, before the gather').to.equal(NOW + 2_000);
+      const at = (oldest: number, newest = oldest) => ({ oldest, newest });
+      // Never notified, or not within the window: the gather after the newest trigger.
+      expect(notificationDueAt(at(NOW), undefined, 60_000)).to.equal(NOW + 2_000);
+      expect(notificationDueAt(at(NOW), NOW - 60_000, 60_000)).to.equal(NOW + 2_000);
+      expect(notificationDueAt(at(NOW, NOW + 1_500), undefined, 60_000), 'a burst still coming').to.equal(NOW + 3_500);
+      expect(notificationDueAt(at(NOW, NOW + 59_000), undefined, 60_000), 'but never later than the window').to.equal(NOW + 60_000);
       // Notified 10 s before: merged until the window after that notification closes.
-      expect(notificationDueAt(NOW, NOW - 10_000, 60_000)).to.equal(NOW + 50_000);
+      expect(notificationDueAt(at(NOW), NOW - 10_000, 60_000)).to.equal(NOW + 50_000);
+      expect(notificationDueAt(at(NOW), NOW - 59_000, 60_000), 'the window ends 1 s later, before the gather').to.equal(NOW + 2_000);
       // A window shorter than the gather caps it; no window: at once.
-      expect(notificationDueAt(NOW, undefined, 500)).to.equal(NOW + 500);
-      expect(notificationDueAt(NOW, NOW, 0)).to.equal(NOW);
+      expect(notificationDueAt(at(NOW), undefined, 500)).to.equal(NOW + 500);
+      expect(notificationDueAt(at(NOW), NOW, 0)).to.equal(NOW);
     });
 
     it('500 triggers at once are one notification; the same triggers are never decided twice', () => {
