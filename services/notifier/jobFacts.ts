@@ -17,6 +17,8 @@ export interface JobRecord {
   notifyEvery: number;
   notifyMatch: string;
   notifyTime: number | null;
+  notifyFailureRate: number | null;
+  notifyFailureWindow: number;
   failureThreshold: number;
   notifyChannels: number[] | null;
   /** 'user' when its owner disabled it; auto-disabled jobs still send their disable notice. */
@@ -25,7 +27,9 @@ export interface JobRecord {
   enabledAt: number;
 }
 
-type Settings = Partial<Record<'name' | 'url' | 'group' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'failureThreshold' | 'notifyChannels', unknown>>;
+type Settings = Partial<
+  Record<'name' | 'url' | 'group' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'failureThreshold' | 'notifyChannels', unknown>
+>;
 
 const channelList = (value: unknown): number[] | null | undefined => {
   if (value === undefined) return undefined;
@@ -43,6 +47,8 @@ function applySettings(job: JobRecord, s: Settings): JobRecord {
   if (typeof s.notifyEvery === 'number') next.notifyEvery = s.notifyEvery;
   if (typeof s.notifyMatch === 'string') next.notifyMatch = s.notifyMatch;
   if (s.notifyTime !== undefined) next.notifyTime = typeof s.notifyTime === 'number' && s.notifyTime > 0 ? s.notifyTime : null;
+  if (s.notifyFailureRate !== undefined) next.notifyFailureRate = typeof s.notifyFailureRate === 'number' && s.notifyFailureRate > 0 ? s.notifyFailureRate : null;
+  if (typeof s.notifyFailureWindow === 'number' && s.notifyFailureWindow > 0) next.notifyFailureWindow = s.notifyFailureWindow;
   if (typeof s.failureThreshold === 'number') next.failureThreshold = s.failureThreshold;
   const channels = channelList(s.notifyChannels);
   if (channels !== undefined) next.notifyChannels = channels;
@@ -72,6 +78,8 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
       notifyEvery: 1,
       notifyMatch: '',
       notifyTime: null,
+      notifyFailureRate: null,
+      notifyFailureWindow: 60,
       failureThreshold: 20,
       notifyChannels: null,
       disabledByUser: false,
@@ -108,6 +116,8 @@ export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boo
     notifyEvery: job.notifyEvery,
     notifyMatch: job.notifyMatch,
     notifyTime: job.notifyTime,
+    notifyFailureRate: job.notifyFailureRate,
+    notifyFailureWindow: job.notifyFailureWindow,
     failureThreshold: job.failureThreshold,
     muted: job.disabledByUser || job.deleted || accountDisabled,
     enabledAt: job.enabledAt,

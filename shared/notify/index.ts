@@ -9,3 +9,4 @@ export * from './delivery.ts';
 export * from './channel.ts';
 export * from './messages.ts';
 export * from './hostGroups.ts';
+export * from './failureRate.ts';

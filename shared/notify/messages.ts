@@ -51,6 +51,7 @@ const VERB: Record<TriggerKind, string> = {
   okay: 'is okay again',
   match: 'matched its notify text',
   slow: 'was slow',
+  rate: 'is failing often',
 };
 
 const jobTitle = (t: Trigger) => (t.job.name ? `"${t.job.name}" (#${t.job.id})` : `cron job #${t.job.id}`);

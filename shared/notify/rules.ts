@@ -1,4 +1,5 @@
 import type { Decider } from '../decider.ts';
+import { rateReached, rateSentence, recordRun, type RateWindow } from './failureRate.ts';
 
 /**
  * When a job's executions call for a notification (FastCron's rules, in our words):
@@ -7,13 +8,15 @@ import type { Decider } from '../decider.ts';
  * - always when the failures reach `failureThreshold` (the job is auto-disabled then);
  * - `notifyMatch`: the output contains the text (or, written `!text`, does not contain it);
  * - `notifyTime`: the run took longer than that many seconds;
+ * - `notifyFailureRate` (Tock's): a failed run brings the failures to that percent of the runs in
+ *   the last `notifyFailureWindow` minutes (once, until the rate falls below it: then "okay");
  * - nothing at all while `notify` is off, or the job or its account is disabled.
  *
  * The notifier keeps its own count of consecutive failures per job (stream `notifyjob-<jobId>`),
  * fed by the execution events it consumes, so its decisions never wait on another service.
  */
 
-export type TriggerKind = 'failed' | 'disabled' | 'okay' | 'match' | 'slow';
+export type TriggerKind = 'failed' | 'disabled' | 'okay' | 'match' | 'slow' | 'rate';
 
 /** What the notifier knows of a job when one of its executions arrives. */
 export interface JobFacts {
@@ -28,6 +31,10 @@ export interface JobFacts {
   notifyEvery: number;
   notifyMatch: string;
   notifyTime: number | null;
+  /** Percent of failed runs in the window that notifies; null: off. */
+  notifyFailureRate: number | null;
+  /** The window of notifyFailureRate, minutes. */
+  notifyFailureWindow: number;
   failureThreshold: number;
   /** Disabled by its owner (not by failures), deleted, or its account disabled. */
   muted: boolean;
@@ -51,6 +58,20 @@ export interface ExecutionFacts {
   executionTime: number;
 }
 
+/** The facts of a job a notification shows (and routes by). */
+export type ShownJob = Pick<JobFacts, 'id' | 'accountId' | 'name' | 'url' | 'group' | 'groupName' | 'failureThreshold' | 'channels'>;
+
+const shownJob = (j: JobFacts): ShownJob => ({
+  id: j.id,
+  accountId: j.accountId,
+  name: j.name,
+  url: j.url,
+  group: j.group,
+  groupName: j.groupName,
+  failureThreshold: j.failureThreshold,
+  channels: j.channels,
+});
+
 /** One reason to notify, about one run of one job. Merged with others of the account into a message. */
 export interface Trigger {
   key: string;
@@ -65,7 +86,7 @@ export interface Trigger {
    * for "okay", that ended); absent when the run succeeded with nothing failing before, or unknown.
    */
   failingSince?: number;
-  job: Omit<JobFacts, 'muted' | 'enabledAt' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime'>;
+  job: ShownJob;
   execution: ExecutionFacts;
 }
 
@@ -81,10 +102,12 @@ export interface JobNotifyState {
   since: number;
   /** Runs already seen: a redelivered execution decides nothing new. */
   runs: string[];
+  /** The recent runs' failure rate, for a job with notifyFailureRate. */
+  rate?: RateWindow;
 }
 
 export type JobNotifyEvent =
-  | { type: 'ExecutionCounted'; data: { runId: string; fail: number; since: number; at: number; failingSince?: number } }
+  | { type: 'ExecutionCounted'; data: { runId: string; fail: number; since: number; at: number; failingSince?: number; rate?: RateWindow | null } }
   | { type: 'NotificationTriggered'; data: { trigger: Trigger } };
 
 export interface SeeExecution {
@@ -113,6 +136,7 @@ export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): J
         disabledNotified: reset || fresh ? false : state.disabledNotified,
         since: event.data.since,
         runs: [...state.runs.slice(-(RUNS_KEPT - 1)), event.data.runId],
+        ...(event.data.rate ? { rate: event.data.rate } : event.data.rate === undefined && !fresh && state.rate ? { rate: state.rate } : {}),
       };
     }
     case 'NotificationTriggered': {
@@ -142,10 +166,18 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   const base = job.enabledAt !== state.since ? { ...initialJobNotifyState(), since: job.enabledAt } : state;
   const fail = execution.failed ? base.fail + 1 : 0;
   const failingSince = !execution.failed ? 0 : base.fail > 0 && base.failingSince ? base.failingSince : execution.time;
-  const counted: JobNotifyEvent = { type: 'ExecutionCounted', data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince } };
+  const silent = job.muted || !job.notify;
+  // A job with a failure-rate rule counts every run (a success lowers the rate); without one, a rate left over is dropped.
+  const rate = job.notifyFailureRate ? recordRun(base.rate, job.notifyFailureWindow, execution.time, execution.failed) : null;
+  const rateOver = rate !== null && rateReached(rate, job.notifyFailureRate!);
+  const rateAlert = rate !== null && !silent && execution.failed && rateOver && !rate.alerted;
+  const rateRecovered = rate !== null && !silent && rate.alerted && !rateOver;
+  if (rate) rate.alerted = rateAlert || (rate.alerted && !rateRecovered);
+  const rateField = rate ? { rate } : base.rate ? { rate: null } : {};
+  const counted: JobNotifyEvent = { type: 'ExecutionCounted', data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince, ...rateField } };
   const events: JobNotifyEvent[] = [];
-  if (fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified)) events.push(counted);
-  if (job.muted || !job.notify) return events;
+  if (rate || fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified)) events.push(counted);
+  if (silent) return events;
 
   let kind: TriggerKind | null = null;
   const reasons: string[] = [];
@@ -159,6 +191,13 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
     kind = 'okay';
     reasons.push('the run succeeded again after a notified failure');
   }
+  if (rateAlert) {
+    kind ??= 'rate';
+    reasons.push(`${rateSentence(rate, job.notifyFailureWindow)}, at least ${job.notifyFailureRate}% notifies`);
+  } else if (rateRecovered) {
+    kind ??= 'okay';
+    reasons.push(`the failure rate fell below ${job.notifyFailureRate}%: ${rateSentence(rate, job.notifyFailureWindow)}`);
+  }
   if (matches(job.notifyMatch, execution.output)) {
     kind ??= 'match';
     reasons.push(job.notifyMatch.startsWith('!') ? `the output does not contain "${job.notifyMatch.slice(1)}"` : `the output contains "${job.notifyMatch}"`);
@@ -169,7 +208,6 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   }
   if (!kind) return events;
   if (!events.length) events.push(counted);
-  const { muted: _m, enabledAt: _e, notify: _n, notifyEvery: _ne, notifyMatch: _nm, notifyTime: _nt, ...shown } = job;
   const trigger: Trigger = {
     key: `${execution.runId}:${kind}`,
     kind,
@@ -177,7 +215,7 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
     at: now,
     fail,
     ...(execution.failed ? { failingSince } : base.failingSince ? { failingSince: base.failingSince } : {}),
-    job: shown,
+    job: shownJob(job),
     execution: { ...execution, output: execution.output.slice(0, OUTPUT_SHOWN) },
   };
   events.push({ type: 'NotificationTriggered', data: { trigger } });

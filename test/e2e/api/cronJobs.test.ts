@@ -32,6 +32,8 @@ inBothModes('cron job functions with valid input', (target) => {
         notifyEvery: 1,
         notifyMatch: '',
         notifyTime: null,
+        notifyFailureRate: null,
+        notifyFailureWindow: 60,
         failureThreshold: 20,
         notifyChannels: '',
         keyword: '',

@@ -17,6 +17,8 @@ const job = (over: Partial<JobFacts> = {}): JobFacts => ({
   notifyEvery: 1,
   notifyMatch: '',
   notifyTime: null,
+  notifyFailureRate: null,
+  notifyFailureWindow: 60,
   failureThreshold: 20,
   muted: false,
   enabledAt: 0,
