@@ -7,8 +7,9 @@ type Notifier = ServiceClient<(typeof NotifierService)['method']>;
 export const USAGE = `usage:
   tock channels list --account ID
   tock channels add --account ID --type email|webhook|slack|discord|teams|telegram [--name NAME]
-                    (--email ADDRESS | --url URL | --bot-token TOKEN --chat-id CHAT)
+                    (--email ADDRESS | --url URL | --bot-token TOKEN --chat-id CHAT) [--escalate-after MINUTES]
   tock channels edit <id> --account ID [--name NAME] [--email|--url|--bot-token|--chat-id ...] [--enable|--disable]
+                    [--escalate-after MINUTES]   (an escalation channel hears of a failure once it lasts that long; 0: of all)
   tock channels delete <id> --account ID
   tock channels test <id> --account ID
   tock channels secret-rotate <id> --account ID [--overlap SECONDS]
@@ -35,6 +36,7 @@ export async function channelsCommand(args: string[], notifier: Notifier, out: (
         enable: { type: 'boolean' },
         disable: { type: 'boolean' },
         overlap: { type: 'string' },
+        'escalate-after': { type: 'string' },
       },
     });
   } catch (error) {
@@ -54,15 +56,23 @@ export async function channelsCommand(args: string[], notifier: Notifier, out: (
     return BigInt(id);
   };
   const addr = { email: values.email, url: values.url, botToken: values['bot-token'], chatId: values['chat-id'] };
+  const minutes = values['escalate-after'];
+  const escalateAfter = minutes === undefined ? undefined : Number(minutes);
+  if (escalateAfter !== undefined && (!Number.isSafeInteger(escalateAfter) || minutes!.trim() === '')) {
+    err(`--escalate-after: a whole number of minutes is required, got "${minutes}"\n${USAGE}`);
+    return 2;
+  }
   switch (verb) {
     case 'list': {
       const { channels } = await notifier.channelList({ accountId: account });
-      out(['id', 'type', 'name', 'address', 'status', 'last error'].join('\t'));
-      for (const c of channels) out([c.id, c.type, c.name, address(c), c.enabled ? 'enabled' : `disabled (${c.failures} failures)`, c.lastError].join('\t'));
+      out(['id', 'type', 'name', 'address', 'status', 'last error', 'escalates after'].join('\t'));
+      for (const c of channels) {
+        out([c.id, c.type, c.name, address(c), c.enabled ? 'enabled' : `disabled (${c.failures} failures)`, c.lastError, c.escalateAfter ? `${c.escalateAfter} min` : ''].join('\t'));
+      }
       return 0;
     }
     case 'add': {
-      const c = await notifier.channelAdd({ accountId: account, type: values.type ?? '', name: values.name ?? '', ...addr });
+      const c = await notifier.channelAdd({ accountId: account, type: values.type ?? '', name: values.name ?? '', escalateAfter, ...addr });
       out(`channel ${c.id} (${c.type}, ${c.name}) added`);
       if (c.secret) out(`signing secret: ${c.secret} (shown only now)`);
       return 0;
@@ -70,7 +80,7 @@ export async function channelsCommand(args: string[], notifier: Notifier, out: (
     case 'edit': {
       if (values.enable && values.disable) throw new Error('--enable and --disable exclude each other');
       const enabled = values.enable ? true : values.disable ? false : undefined;
-      const c = await notifier.channelEdit({ accountId: account, id: idArg(), name: values.name, enabled, ...addr });
+      const c = await notifier.channelEdit({ accountId: account, id: idArg(), name: values.name, enabled, escalateAfter, ...addr });
       out(`channel ${c.id} (${c.type}, ${c.name}) ${c.enabled ? 'enabled' : 'disabled'}`);
       return 0;
     }

@@ -239,9 +239,20 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   channel_list: async ({ accountId }, c) => (await need(c.notifier, 'notifier').channelList({ accountId })).channels.map(channelRecord),
   channel_add: async ({ params, accountId }, c) =>
-    channelRecord(await need(c.notifier, 'notifier').channelAdd({ accountId, type: params.str('type') ?? '', name: params.str('name') ?? '', ...channelAddress(params) })),
+    channelRecord(
+      await need(c.notifier, 'notifier').channelAdd({ accountId, type: params.str('type') ?? '', name: params.str('name') ?? '', escalateAfter: int32(params, 'escalateAfter'), ...channelAddress(params) }),
+    ),
   channel_edit: async ({ params, accountId }, c) =>
-    channelRecord(await need(c.notifier, 'notifier').channelEdit({ accountId, id: id(params), name: params.str('name'), enabled: params.bool('enabled'), ...channelAddress(params) })),
+    channelRecord(
+      await need(c.notifier, 'notifier').channelEdit({
+        accountId,
+        id: id(params),
+        name: params.str('name'),
+        enabled: params.bool('enabled'),
+        escalateAfter: int32(params, 'escalateAfter'),
+        ...channelAddress(params),
+      }),
+    ),
   channel_delete: async ({ params, accountId }, c) => channelRecord(await need(c.notifier, 'notifier').channelDelete({ accountId, id: id(params) })),
   channel_test: async ({ params, accountId }, c) => {
     const reply = await need(c.notifier, 'notifier').channelTest({ accountId, id: id(params) });

@@ -4,7 +4,7 @@
  */
 
 import { SETTING_NAMES, secretFlag, settingOf, type SettingKind, type SettingName } from '../../shared/job/index.ts';
-import { DEFAULT_SECRET_OVERLAP_S, MAX_SECRET_OVERLAP_S } from '../../shared/notify/index.ts';
+import { DEFAULT_SECRET_OVERLAP_S, MAX_ESCALATE_AFTER, MAX_SECRET_OVERLAP_S } from '../../shared/notify/index.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -34,6 +34,7 @@ const PARAMS = {
   botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
   chatId: str('telegram: the numeric chat id or @channel name'),
   enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
+  escalateAfter: int('an escalation channel: told of a job\'s failure only once it has lasted this many minutes (0: of everything)', { minimum: 0, maximum: MAX_ESCALATE_AFTER }),
   overlap: int('seconds the replaced signing secret still signs (0: it stops at once)', { minimum: 0, maximum: MAX_SECRET_OVERLAP_S, default: DEFAULT_SECRET_OVERLAP_S }),
 } satisfies Record<string, Schema>;
 /** The same, looked up by a name that may be unknown. */
@@ -140,13 +141,13 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   channel_list: { summary: "The account's notification channels (addresses masked)", returns: list(ref('Channel')) },
   channel_add: {
     summary: 'Add a notification channel; a webhook answers its signing secret, only here',
-    params: [['type', PARAMS.channelType], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId'],
+    params: [['type', PARAMS.channelType], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'escalateAfter'],
     required: ['type'],
     returns: ref('Channel'),
   },
   channel_edit: {
-    summary: 'Rename, re-address, disable or re-enable a channel',
-    params: [['id', PARAMS.channelId], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'enabled'],
+    summary: 'Rename, re-address, disable or re-enable a channel, or change when it escalates',
+    params: [['id', PARAMS.channelId], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'enabled', 'escalateAfter'],
     required: ['id'],
     returns: ref('Channel'),
   },
@@ -254,6 +255,7 @@ const SCHEMAS: Record<string, Schema> = {
       failures: int('failed delivery attempts in a row'),
       lastError: str('the last delivery error'),
       createdAt: int('Unix time'),
+      escalateAfter: int('0, or an escalation channel: told of a job\'s failure only once it has lasted this many minutes'),
       secret: str('webhook channels, in the answers of channel_add and channel_secret_rotate only: the signing secret, whsec_ and standard base64 (the Standard Webhooks secret; the whole string is the HMAC key of X-Tock-Signature)'),
     },
   },

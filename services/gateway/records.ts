@@ -106,6 +106,7 @@ export function channelRecord(c: Channel) {
     failures: c.failures,
     lastError: c.lastError,
     createdAt: Number(c.createdAt),
+    escalateAfter: c.escalateAfter,
     ...(c.secret ? { secret: c.secret } : {}),
   };
 }

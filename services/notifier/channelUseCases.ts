@@ -58,17 +58,18 @@ export function createChannelUseCases(store: EventStore, view: NotifierView, clo
       }),
 
     /** The new channel, with its signing secret (webhooks): the only time the secret is shown. */
-    async add(accountId: number, input: { type: string; name: string; address: ChannelAddress }): Promise<Channel> {
+    async add(accountId: number, input: { type: string; name: string; address: ChannelAddress; escalateAfter?: number }): Promise<Channel> {
       if (view.channelsOf(accountId).length >= MAX_CHANNELS) throw new AppError('LIMIT_EXCEEDED', `an account may have at most ${MAX_CHANNELS} channels`);
       const secret = newWebhookSecret();
-      const command = { type: 'AddChannel' as const, id: 0, accountId, channelType: input.type, name: input.name, address: input.address, secret };
+      const { type, name, address, escalateAfter } = input;
+      const command = { type: 'AddChannel' as const, id: 0, accountId, channelType: type, name, address, secret, escalateAfter };
       // Checked before an id is taken: a refused channel leaves no trace in the store.
       channelDecider.decide(command, null, now());
       const id = await ids.allocateOne('channel');
       return run({ ...command, id });
     },
 
-    async edit(accountId: number, id: number, input: { name?: string; address?: ChannelAddress; enabled?: boolean }): Promise<Channel> {
+    async edit(accountId: number, id: number, input: { name?: string; address?: ChannelAddress; enabled?: boolean; escalateAfter?: number }): Promise<Channel> {
       owned(accountId, id);
       return run({ type: 'EditChannel', id, accountId, ...input });
     },

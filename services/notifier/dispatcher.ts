@@ -97,7 +97,7 @@ export function createDispatcher(options: DispatcherOptions) {
       await store.setStreamMaxCount(batchStream(accountId), DECISIONS_KEPT);
       trimmed.add(accountId);
     }
-    const channels = view.channelsOf(accountId).filter((c) => c.enabled).map((c) => c.id);
+    const channels = view.channelsOf(accountId).filter((c) => c.enabled).map((c) => ({ id: c.id, escalateAfter: c.escalateAfter }));
     const result = await handleCommand(store, { stream: batchStream(accountId), decider: batchDecider, command: { id: randomUUID(), accountId, triggers, channels }, now });
     for (const event of result.events) {
       log.info('notification decided', { id: event.data.id, accountId, triggers: event.data.triggers.length, channels: event.data.routes.map((r) => r.channelId) });

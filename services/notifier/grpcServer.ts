@@ -22,6 +22,7 @@ export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape
     lastError: c.lastError,
     createdAt: BigInt(Math.floor(c.createdAt / 1000)),
     secret: withSecret ? c.secret : '',
+    escalateAfter: c.escalateAfter,
   };
 }
 
@@ -31,11 +32,11 @@ const addressOf = (r: { email?: string; url?: string; botToken?: string; chatId?
 export function notifierGrpcImpl(channels: ChannelUseCases): Impl {
   return {
     channelList: async (r) => ({ channels: channels.list(Number(r.accountId)).map((c) => toProtoChannel(c)) }),
-    channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r) }), true),
+    channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r), escalateAfter: r.escalateAfter }), true),
     channelEdit: async (r) => {
       const address = addressOf(r);
       return toProtoChannel(
-        await channels.edit(Number(r.accountId), Number(r.id), { name: r.name, enabled: r.enabled, address: Object.keys(address).length ? address : undefined }),
+        await channels.edit(Number(r.accountId), Number(r.id), { name: r.name, enabled: r.enabled, escalateAfter: r.escalateAfter, address: Object.keys(address).length ? address : undefined }),
       );
     },
     channelDelete: async (r) => toProtoChannel(await channels.remove(Number(r.accountId), Number(r.id))),

@@ -19,6 +19,7 @@ export interface JobRecord {
   notifyTime: number | null;
   notifyFailureRate: number | null;
   notifyFailureWindow: number;
+  notifyReminder: number | null;
   failureThreshold: number;
   notifyChannels: number[] | null;
   /** 'user' when its owner disabled it; auto-disabled jobs still send their disable notice. */
@@ -28,7 +29,7 @@ export interface JobRecord {
 }
 
 type Settings = Partial<
-  Record<'name' | 'url' | 'group' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'failureThreshold' | 'notifyChannels', unknown>
+  Record<'name' | 'url' | 'group' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'notifyReminder' | 'failureThreshold' | 'notifyChannels', unknown>
 >;
 
 const channelList = (value: unknown): number[] | null | undefined => {
@@ -49,6 +50,7 @@ function applySettings(job: JobRecord, s: Settings): JobRecord {
   if (s.notifyTime !== undefined) next.notifyTime = typeof s.notifyTime === 'number' && s.notifyTime > 0 ? s.notifyTime : null;
   if (s.notifyFailureRate !== undefined) next.notifyFailureRate = typeof s.notifyFailureRate === 'number' && s.notifyFailureRate > 0 ? s.notifyFailureRate : null;
   if (typeof s.notifyFailureWindow === 'number' && s.notifyFailureWindow > 0) next.notifyFailureWindow = s.notifyFailureWindow;
+  if (s.notifyReminder !== undefined) next.notifyReminder = typeof s.notifyReminder === 'number' && s.notifyReminder > 0 ? s.notifyReminder : null;
   if (typeof s.failureThreshold === 'number') next.failureThreshold = s.failureThreshold;
   const channels = channelList(s.notifyChannels);
   if (channels !== undefined) next.notifyChannels = channels;
@@ -80,6 +82,7 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
       notifyTime: null,
       notifyFailureRate: null,
       notifyFailureWindow: 60,
+      notifyReminder: null,
       failureThreshold: 20,
       notifyChannels: null,
       disabledByUser: false,
@@ -103,8 +106,8 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
   }
 }
 
-/** The facts the rules take, with the group's name and the account's state. */
-export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boolean): JobFacts {
+/** The facts the rules take, with the group's name, the account's state and the escalation thresholds of the channels the job notifies. */
+export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boolean, escalations: number[]): JobFacts {
   return {
     id: job.id,
     accountId: job.accountId,
@@ -122,5 +125,7 @@ export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boo
     muted: job.disabledByUser || job.deleted || accountDisabled,
     enabledAt: job.enabledAt,
     channels: job.notifyChannels,
+    notifyReminder: job.notifyReminder,
+    escalations,
   };
 }

@@ -49,6 +49,8 @@ export class NotifierView {
   private groupNames = new Map<number, string>();
   private disabledAccounts = new Set<number>();
   private channels = new Map<number, Channel>();
+  /** Channel ids by account: the rules look up an account's escalation channels for every failure. */
+  private channelIds = new Map<number, Set<number>>();
   private notifyStates = new Map<number, JobNotifyState>();
   /** Per account: triggers decided by the rules and not yet part of a notification. */
   private pending = new Map<number, Map<string, Trigger>>();
@@ -108,7 +110,11 @@ export class NotifierView {
         break;
       case 'channel': {
         const channel = channelDecider.evolve(this.channels.get(Number(key)) ?? null, event as unknown as ChannelEvent);
-        if (channel) this.channels.set(channel.id, channel);
+        if (channel) {
+          this.channels.set(channel.id, channel);
+          const ids = this.channelIds.get(channel.accountId) ?? new Set<number>();
+          this.channelIds.set(channel.accountId, ids.add(channel.id));
+        }
         break;
       }
       case 'notifyjob':
@@ -170,7 +176,12 @@ export class NotifierView {
   facts(jobId: number) {
     const job = this.jobs.get(jobId);
     if (!job) return undefined;
-    return jobFacts(job, job.group === null ? '' : (this.groupNames.get(job.group) ?? ''), this.disabledAccounts.has(job.accountId));
+    const escalations = new Set<number>();
+    for (const c of this.channelsOf(job.accountId)) {
+      if (c.enabled && c.escalateAfter > 0 && (job.notifyChannels === null || job.notifyChannels.includes(c.id))) escalations.add(c.escalateAfter);
+    }
+    const groupName = job.group === null ? '' : (this.groupNames.get(job.group) ?? '');
+    return jobFacts(job, groupName, this.disabledAccounts.has(job.accountId), [...escalations].sort((a, b) => a - b));
   }
 
   /** Whether an execution of this job can matter at all; healthy runs of plain jobs are skipped cheaply. */
@@ -206,7 +217,7 @@ export class NotifierView {
 
   /** The account's channels (deleted ones left out), by id. */
   channelsOf(accountId: number): Channel[] {
-    return [...this.channels.values()].filter((c) => c.accountId === accountId && !c.deleted).sort((a, b) => a.id - b.id);
+    return [...(this.channelIds.get(accountId) ?? [])].map((id) => this.channels.get(id)!).filter((c) => !c.deleted).sort((a, b) => a.id - b.id);
   }
 }
 

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { Decider } from '../decider.ts';
-import type { Trigger } from './rules.ts';
+import type { Trigger } from './trigger.ts';
 
 /**
  * Merging: a quiet account's first notification goes out at once (once its triggers stop coming
@@ -51,8 +51,13 @@ export interface DecideNotification {
   id: string;
   accountId: number;
   triggers: Trigger[];
-  /** The account's channels able to take a message now. */
-  channels: number[];
+  /** The account's channels able to take a message now, and after how long a failure each hears of it (0: always). */
+  channels: RouteChannel[];
+}
+
+export interface RouteChannel {
+  id: number;
+  escalateAfter: number;
 }
 
 const KEYS_KEPT = 20_000;
@@ -85,10 +90,15 @@ export function notificationDueAt(span: PendingSpan, lastDecidedAt: number | und
   return Math.max(quietFrom, Math.min(span.oldest + windowMs, span.newest + Math.min(windowMs, FIRST_GATHER_MS)));
 }
 
-/** Which channels take which triggers: a job naming channels notifies only those. */
-export function routesFor(triggers: Trigger[], channels: number[]): Route[] {
+/**
+ * Which channels take which triggers: a job naming channels notifies only those; an escalation
+ * channel takes only the triggers of a failure that passed its threshold, the others every trigger
+ * not meant for escalation channels alone.
+ */
+export function routesFor(triggers: Trigger[], channels: readonly RouteChannel[]): Route[] {
+  const takes = (c: RouteChannel, t: Trigger) => (c.escalateAfter > 0 ? (t.escalated ?? 0) >= c.escalateAfter : !t.onlyEscalation);
   return channels
-    .map((channelId) => ({ channelId, keys: triggers.filter((t) => t.job.channels === null || t.job.channels.includes(channelId)).map((t) => t.key) }))
+    .map((c) => ({ channelId: c.id, keys: triggers.filter((t) => (t.job.channels === null || t.job.channels.includes(c.id)) && takes(c, t)).map((t) => t.key) }))
     .filter((r) => r.keys.length > 0);
 }
 

@@ -27,6 +27,8 @@ export interface Channel {
   address: ChannelAddress;
   /** HMAC key of a webhook channel; '' for the others. */
   secret: string;
+  /** An escalation channel: told of a job's failure only once it has lasted this many minutes (0: told of everything). */
+  escalateAfter: number;
   /** The secret a rotation replaced, still signing until `validUntil` (ms). */
   previousSecret: { secret: string; validUntil: number } | null;
   enabled: boolean;
@@ -44,10 +46,12 @@ export const CHANNEL_FAILURE_LIMIT = 5;
 export const DEFAULT_SECRET_OVERLAP_S = 24 * 3600;
 /** The longest overlap a rotation may ask for. */
 export const MAX_SECRET_OVERLAP_S = 7 * 24 * 3600;
+/** The longest a failure may last before an escalation channel hears of it, minutes (a week). */
+export const MAX_ESCALATE_AFTER = 7 * 24 * 60;
 
 export type ChannelEvent =
-  | { type: 'ChannelAdded'; data: { id: number; accountId: number; type: ChannelType; name: string; address: ChannelAddress; secret: string; at: number } }
-  | { type: 'ChannelEdited'; data: { name?: string; address?: ChannelAddress; enabled?: boolean; at: number } }
+  | { type: 'ChannelAdded'; data: { id: number; accountId: number; type: ChannelType; name: string; address: ChannelAddress; secret: string; escalateAfter?: number; at: number } }
+  | { type: 'ChannelEdited'; data: { name?: string; address?: ChannelAddress; enabled?: boolean; escalateAfter?: number; at: number } }
   | { type: 'ChannelDeleted'; data: { at: number } }
   | { type: 'ChannelSecretRotated'; data: { secret: string; previousValidUntil: number; at: number } }
   | { type: 'ChannelFailed'; data: { failures: number; error: string; at: number } }
@@ -55,8 +59,8 @@ export type ChannelEvent =
   | { type: 'ChannelRecovered'; data: { at: number } };
 
 export type ChannelCommand =
-  | { type: 'AddChannel'; id: number; accountId: number; channelType: string; name: string; address: ChannelAddress; secret: string }
-  | { type: 'EditChannel'; id: number; accountId: number; name?: string; address?: ChannelAddress; enabled?: boolean }
+  | { type: 'AddChannel'; id: number; accountId: number; channelType: string; name: string; address: ChannelAddress; secret: string; escalateAfter?: number }
+  | { type: 'EditChannel'; id: number; accountId: number; name?: string; address?: ChannelAddress; enabled?: boolean; escalateAfter?: number }
   | { type: 'DeleteChannel'; id: number; accountId: number }
   | { type: 'RotateChannelSecret'; id: number; accountId: number; secret: string; overlapSeconds?: number }
   | { type: 'RecordAttempt'; id: number; ok: boolean; error: string };
@@ -100,6 +104,14 @@ export function checkAddress(type: ChannelType, address: ChannelAddress): Channe
   }
 }
 
+function checkEscalateAfter(minutes: number | undefined): number | undefined {
+  if (minutes === undefined) return undefined;
+  if (!Number.isSafeInteger(minutes) || minutes < 0 || minutes > MAX_ESCALATE_AFTER) {
+    throw invalid(`escalateAfter: must be a whole number of minutes from 0 to ${MAX_ESCALATE_AFTER}, got ${minutes}`);
+  }
+  return minutes;
+}
+
 function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length > 255) throw invalid(`name: must be at most 255 characters, got ${trimmed.length}`);
@@ -128,16 +140,17 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
   evolve(state, event) {
     if (event.type === 'ChannelAdded') {
       const { id, accountId, type, name, address, secret, at } = event.data;
-      return { id, accountId, type, name, address, secret, previousSecret: null, enabled: true, failures: 0, lastError: '', deleted: false, createdAt: at };
+      return { id, accountId, type, name, address, secret, escalateAfter: event.data.escalateAfter ?? 0, previousSecret: null, enabled: true, failures: 0, lastError: '', deleted: false, createdAt: at };
     }
     if (!state) return state;
     switch (event.type) {
       case 'ChannelEdited': {
-        const { name, address, enabled } = event.data;
+        const { name, address, enabled, escalateAfter } = event.data;
         const reenabled = enabled === true || (address !== undefined && enabled !== false);
         return {
           ...state,
           name: name ?? state.name,
+          escalateAfter: escalateAfter ?? state.escalateAfter,
           address: address ?? state.address,
           enabled: enabled ?? (reenabled ? true : state.enabled),
           failures: reenabled ? 0 : state.failures,
@@ -168,7 +181,9 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
       if (!CHANNEL_TYPES.includes(type)) throw invalid(`type: must be one of ${CHANNEL_TYPES.join(', ')}, got "${command.channelType.slice(0, 40)}"`);
       const address = checkAddress(type, command.address);
       const name = checkName(command.name) || `${type} ${command.id}`;
-      return [{ type: 'ChannelAdded', data: { id: command.id, accountId: command.accountId, type, name, address, secret: type === 'webhook' ? command.secret : '', at: now } }];
+      const escalateAfter = checkEscalateAfter(command.escalateAfter);
+      const secret = type === 'webhook' ? command.secret : '';
+      return [{ type: 'ChannelAdded', data: { id: command.id, accountId: command.accountId, type, name, address, secret, ...(escalateAfter ? { escalateAfter } : {}), at: now } }];
     }
     if (command.type === 'RecordAttempt') {
       if (!state || state.deleted) return [];
@@ -190,12 +205,14 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
     }
     const name = command.name === undefined ? undefined : checkName(command.name) || state.name;
     const address = command.address === undefined ? undefined : checkAddress(state.type, { ...state.address, ...command.address });
+    const escalateAfter = checkEscalateAfter(command.escalateAfter);
     const changed =
       (name !== undefined && name !== state.name) ||
       (address !== undefined && JSON.stringify(address) !== JSON.stringify(state.address)) ||
+      (escalateAfter !== undefined && escalateAfter !== state.escalateAfter) ||
       (command.enabled !== undefined && (command.enabled !== state.enabled || (command.enabled && state.failures > 0)));
     if (!changed) return [];
-    return [{ type: 'ChannelEdited', data: { name, address, enabled: command.enabled, at: now } }];
+    return [{ type: 'ChannelEdited', data: { name, address, enabled: command.enabled, ...(escalateAfter !== undefined ? { escalateAfter } : {}), at: now } }];
   },
 };
 

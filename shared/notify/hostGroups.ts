@@ -1,4 +1,4 @@
-import type { Trigger } from './rules.ts';
+import type { Trigger } from './trigger.ts';
 
 /**
  * One alert for many jobs failing against the same host: a merged message names each host that

@@ -1,7 +1,7 @@
 import { signWebhook, standardWebhookHeaders } from '../signing.ts';
 import type { ChannelAddress, ChannelType } from './channel.ts';
 import { hostGroups, hostLine } from './hostGroups.ts';
-import type { Trigger, TriggerKind } from './rules.ts';
+import type { Trigger, TriggerKind } from './trigger.ts';
 
 /**
  * What each kind of channel receives. A notification never carries the job's password, the

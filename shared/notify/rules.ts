@@ -1,5 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { rateReached, rateSentence, recordRun, type RateWindow } from './failureRate.ts';
+import { followUp } from './followUps.ts';
+import { shownJob, type ExecutionFacts, type JobFacts, type Trigger, type TriggerKind } from './trigger.ts';
 
 /**
  * When a job's executions call for a notification (FastCron's rules, in our words):
@@ -10,85 +12,12 @@ import { rateReached, rateSentence, recordRun, type RateWindow } from './failure
  * - `notifyTime`: the run took longer than that many seconds;
  * - `notifyFailureRate` (Tock's): a failed run brings the failures to that percent of the runs in
  *   the last `notifyFailureWindow` minutes (once, until the rate falls below it: then "okay");
+ * - `notifyReminder` and escalation channels (Tock's): see followUps.ts;
  * - nothing at all while `notify` is off, or the job or its account is disabled.
  *
  * The notifier keeps its own count of consecutive failures per job (stream `notifyjob-<jobId>`),
  * fed by the execution events it consumes, so its decisions never wait on another service.
  */
-
-export type TriggerKind = 'failed' | 'disabled' | 'okay' | 'match' | 'slow' | 'rate';
-
-/** What the notifier knows of a job when one of its executions arrives. */
-export interface JobFacts {
-  id: number;
-  accountId: number;
-  name: string;
-  /** The job's URL as shown in notifications: credentials already masked. */
-  url: string;
-  group: number | null;
-  groupName: string;
-  notify: boolean;
-  notifyEvery: number;
-  notifyMatch: string;
-  notifyTime: number | null;
-  /** Percent of failed runs in the window that notifies; null: off. */
-  notifyFailureRate: number | null;
-  /** The window of notifyFailureRate, minutes. */
-  notifyFailureWindow: number;
-  failureThreshold: number;
-  /** Disabled by its owner (not by failures), deleted, or its account disabled. */
-  muted: boolean;
-  /** When the job was last enabled (ms; 0 when never): enabling resets the failure count. */
-  enabledAt: number;
-  /** Channel ids this job notifies; null: every channel of the account. */
-  channels: number[] | null;
-}
-
-/** The execution fields a notification shows (FastCron's webhook fields). */
-export interface ExecutionFacts {
-  runId: string;
-  /** Scheduled time, Unix seconds. */
-  time: number;
-  failed: boolean;
-  httpStatus: number;
-  error: string;
-  output: string;
-  downloaded: number;
-  /** Seconds. */
-  executionTime: number;
-}
-
-/** The facts of a job a notification shows (and routes by). */
-export type ShownJob = Pick<JobFacts, 'id' | 'accountId' | 'name' | 'url' | 'group' | 'groupName' | 'failureThreshold' | 'channels'>;
-
-const shownJob = (j: JobFacts): ShownJob => ({
-  id: j.id,
-  accountId: j.accountId,
-  name: j.name,
-  url: j.url,
-  group: j.group,
-  groupName: j.groupName,
-  failureThreshold: j.failureThreshold,
-  channels: j.channels,
-});
-
-/** One reason to notify, about one run of one job. Merged with others of the account into a message. */
-export interface Trigger {
-  key: string;
-  kind: TriggerKind;
-  /** Sentences saying why, e.g. "3 consecutive failures". */
-  reasons: string[];
-  /** When it was decided (ms). */
-  at: number;
-  fail: number;
-  /**
-   * Scheduled time (Unix seconds) of the first failed run of the failure this trigger is about (or,
-   * for "okay", that ended); absent when the run succeeded with nothing failing before, or unknown.
-   */
-  failingSince?: number;
-  job: ShownJob;
-  execution: ExecutionFacts;
-}
 
 export interface JobNotifyState {
   fail: number;
@@ -104,10 +33,18 @@ export interface JobNotifyState {
   runs: string[];
   /** The recent runs' failure rate, for a job with notifyFailureRate. */
   rate?: RateWindow;
+  /** The longest escalation threshold (minutes) the current failure has passed; 0: none. */
+  escalated: number;
+  /** When the current failure was last notified (ms); 0: not yet. */
+  failureNotifiedAt: number;
 }
 
 export type JobNotifyEvent =
-  | { type: 'ExecutionCounted'; data: { runId: string; fail: number; since: number; at: number; failingSince?: number; rate?: RateWindow | null } }
+  | {
+      type: 'ExecutionCounted';
+      // Each field is the state after this run, whole: the stream keeps only its recent past.
+      data: { runId: string; fail: number; since: number; at: number; failingSince?: number; rate?: RateWindow | null; escalated?: number; failureNotifiedAt?: number };
+    }
   | { type: 'NotificationTriggered'; data: { trigger: Trigger } };
 
 export interface SeeExecution {
@@ -121,7 +58,7 @@ export const JOB_NOTIFY_EVENTS_KEPT = 500;
 /** Output kept in a notification: enough to recognise the error page, never the whole body. */
 export const OUTPUT_SHOWN = 1000;
 
-export const initialJobNotifyState = (): JobNotifyState => ({ fail: 0, failingSince: 0, notified: false, disabledNotified: false, since: 0, runs: [] });
+export const initialJobNotifyState = (): JobNotifyState => ({ fail: 0, failingSince: 0, notified: false, disabledNotified: false, since: 0, runs: [], escalated: 0, failureNotifiedAt: 0 });
 
 export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): JobNotifyState {
   switch (event.type) {
@@ -137,10 +74,14 @@ export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): J
         since: event.data.since,
         runs: [...state.runs.slice(-(RUNS_KEPT - 1)), event.data.runId],
         ...(event.data.rate ? { rate: event.data.rate } : event.data.rate === undefined && !fresh && state.rate ? { rate: state.rate } : {}),
+        escalated: event.data.escalated ?? (reset || fresh ? 0 : state.escalated),
+        failureNotifiedAt: event.data.failureNotifiedAt ?? (reset || fresh ? 0 : state.failureNotifiedAt),
       };
     }
     case 'NotificationTriggered': {
-      const kind = event.data.trigger.kind;
+      const { kind, onlyEscalation } = event.data.trigger;
+      // Told to escalation channels only, a failure is not one the others must hear "okay" about.
+      if (onlyEscalation) return state;
       if (kind === 'failed') return { ...state, notified: true };
       if (kind === 'disabled') return { ...state, notified: true, disabledNotified: true };
       if (kind === 'okay') return { ...state, notified: false };
@@ -174,7 +115,7 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   const rateRecovered = rate !== null && !silent && rate.alerted && !rateOver;
   if (rate) rate.alerted = rateAlert || (rate.alerted && !rateRecovered);
   const rateField = rate ? { rate } : base.rate ? { rate: null } : {};
-  const counted: JobNotifyEvent = { type: 'ExecutionCounted', data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince, ...rateField } };
+  const counted = { type: 'ExecutionCounted' as const, data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince, ...rateField } };
   const events: JobNotifyEvent[] = [];
   if (rate || fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified)) events.push(counted);
   if (silent) return events;
@@ -184,7 +125,8 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   if (execution.failed && fail >= job.failureThreshold && !base.disabledNotified) {
     kind = 'disabled';
     reasons.push(`${fail} consecutive failure${fail === 1 ? '' : 's'} reached the failure threshold of ${job.failureThreshold}: the job is disabled`);
-  } else if (execution.failed && fail % job.notifyEvery === 0) {
+  } else if (execution.failed && fail % job.notifyEvery === 0 && !(job.notifyReminder && base.notified)) {
+    // With reminders the failure is told once; reminders (followUps.ts) take over from there.
     kind = 'failed';
     reasons.push(fail === 1 ? 'the run failed' : `${fail} consecutive failures`);
   } else if (!execution.failed && base.notified) {
@@ -206,15 +148,40 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
     kind ??= 'slow';
     reasons.push(`the run took ${execution.executionTime.toFixed(1)} s, longer than ${job.notifyTime} s`);
   }
+  const follow = followUp({
+    job,
+    failed: execution.failed,
+    time: execution.time,
+    now,
+    fail,
+    failingSince: execution.failed ? failingSince : base.failingSince,
+    notified: base.notified,
+    rateAlerted: Boolean(base.rate?.alerted),
+    escalated: base.escalated,
+    notifiedAt: base.failureNotifiedAt,
+    rateText: rate ? rateSentence(rate, job.notifyFailureWindow) : '',
+    kind,
+  });
+  kind = follow.kind;
+  reasons.push(...follow.reasons);
+  // The follow-up state lives in the count event, whole. A success ends the failure, unless the job
+  // is still told to be failing often (its reminders then count on from the last one).
+  const escalated = execution.failed ? follow.escalated : 0;
+  const failureNotifiedAt = execution.failed ? (kind ? now : base.failureNotifiedAt) : rate?.alerted ? base.failureNotifiedAt : 0;
+  Object.assign(counted.data, { escalated, failureNotifiedAt });
+  if (!events.length && (escalated !== base.escalated || failureNotifiedAt !== base.failureNotifiedAt)) events.push(counted);
   if (!kind) return events;
   if (!events.length) events.push(counted);
+  const spell = execution.failed ? failingSince : base.failingSince;
   const trigger: Trigger = {
     key: `${execution.runId}:${kind}`,
     kind,
     reasons,
     at: now,
     fail,
-    ...(execution.failed ? { failingSince } : base.failingSince ? { failingSince: base.failingSince } : {}),
+    ...(spell ? { failingSince: spell } : {}),
+    ...(follow.escalated ? { escalated: follow.escalated } : {}),
+    ...(follow.onlyEscalation ? { onlyEscalation: true as const } : {}),
     job: shownJob(job),
     execution: { ...execution, output: execution.output.slice(0, OUTPUT_SHOWN) },
   };

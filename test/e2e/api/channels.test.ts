@@ -58,6 +58,19 @@ describe('notification channels API (embedded mode)', function () {
     for (const c of [email, telegram]) await ok(alice.call('channel_delete', { id: c.id }));
   });
 
+  it('escalateAfter makes an escalation channel; a bad value is refused naming the parameter, and changes nothing', async () => {
+    const hook = await ok(alice.call('channel_add', { type: 'webhook', url: `${receiver.url}/escalation`, escalateAfter: 30 }));
+    expect(hook).to.include({ escalateAfter: 30 });
+    expect((await ok(alice.call('channel_list'))).find((c: { id: number }) => c.id === hook.id)).to.include({ escalateAfter: 30 });
+    expect(await ok(alice.call('channel_edit', { id: hook.id, escalate_after: '0' }, { as: 'form' }))).to.include({ escalateAfter: 0 });
+    const before = JSON.stringify(await ok(alice.call('channel_list')));
+    expect(await fails(alice.call('channel_add', { type: 'webhook', url: `${receiver.url}/x`, escalateAfter: -1 }), 3)).to.equal('escalateAfter: must be a whole number of minutes from 0 to 10080, got -1');
+    expect(await fails(alice.call('channel_edit', { id: hook.id, escalateAfter: 10_081 }), 3)).to.match(/^escalateAfter: must be a whole number of minutes from 0 to 10080/);
+    expect(await fails(alice.call('channel_edit', { id: hook.id, escalateAfter: 'soon' }), 3)).to.match(/^escalateAfter: /);
+    expect(JSON.stringify(await ok(alice.call('channel_list')))).to.equal(before);
+    await ok(alice.call('channel_delete', { id: hook.id }));
+  });
+
   it("another account's channel is code 5 for edit, delete and test, like a missing one, and is not listed", async () => {
     const own = await ok(alice.call('channel_add', { type: 'slack', url: `${receiver.url}/services/T/B/x` }));
     for (const fn of ['channel_edit', 'channel_delete', 'channel_test']) {

@@ -26,13 +26,13 @@ describe('operator CLI: notification channels, against a running system (embedde
   });
 
   it('adds a webhook (secret printed once), lists it masked, tests, disables and deletes it; the API sees each change', async () => {
-    const added = await runCli(['channels', 'add', '--account', '1', '--type', 'webhook', '--name', 'ops', '--url', `${receiver.url}/cli-hook`], env);
+    const added = await runCli(['channels', 'add', '--account', '1', '--type', 'webhook', '--name', 'ops', '--url', `${receiver.url}/cli-hook`, '--escalate-after', '45'], env);
     expect(added.code, added.stderr).to.equal(0);
     const id = capture(/channel (\d+) \(webhook, ops\) added/, added.stdout);
     expect(added.stdout).to.match(/signing secret: whsec_[A-Za-z0-9+/]{43}= \(shown only now\)/);
     const listed = await runCli(['channels', 'list', '--account', '1'], env);
     expect(listed.code, listed.stderr).to.equal(0);
-    expect(listed.stdout).to.include(`${id}\twebhook\tops\thttp://${new URL(receiver.url).host}/****\tenabled`);
+    expect(listed.stdout).to.include(`${id}\twebhook\tops\thttp://${new URL(receiver.url).host}/****\tenabled\t\t45 min`);
     expect(listed.stdout).to.not.include('cli-hook');
     const tested = await runCli(['channels', 'test', id, '--account', '1'], env);
     expect(tested.code, tested.stderr).to.equal(0);
@@ -62,6 +62,7 @@ describe('operator CLI: notification channels, against a running system (embedde
     expect((await runCli(['channels', 'test', id, '--account', '1'], env)).code).to.equal(0);
     const request = receiver.received.filter((r) => r.url === '/rotated').at(-1)!;
     for (const secret of [first, second]) expect(() => new Webhook(secret).verify(request.body, request.headers as Record<string, string>)).to.not.throw();
+    expect((await runCli(['channels', 'edit', id, '--account', '1', '--escalate-after', 'later'], env)).stderr).to.match(/--escalate-after: a whole number of minutes is required, got "later"/);
     const bad = await runCli(['channels', 'secret-rotate', id, '--account', '1', '--overlap', 'soon'], env);
     expect(bad.code).to.equal(2);
     expect(bad.stderr).to.match(/--overlap: a whole number of seconds is required, got "soon"/);

@@ -34,6 +34,7 @@ inBothModes('cron job functions with valid input', (target) => {
         notifyTime: null,
         notifyFailureRate: null,
         notifyFailureWindow: 60,
+        notifyReminder: null,
         failureThreshold: 20,
         notifyChannels: '',
         keyword: '',

@@ -21,6 +21,7 @@ const webhook = (url: string): Channel => ({
   address: { url: testSecrets.seal(url) },
   secret: testSecrets.seal('whsec_x'),
   previousSecret: null,
+  escalateAfter: 0,
   enabled: true,
   failures: 0,
   lastError: '',

@@ -29,6 +29,9 @@ const trigger = (jobId: number, key: string, at = NOW, channels: number[] | null
   execution: { runId: key, time: NOW / 1000, failed: true, httpStatus: 500, error: 'HTTP status 500', output: '', downloaded: 0, executionTime: 0.1 },
 });
 
+/** Channels as the dispatcher hands them over: ids, none of them an escalation channel. */
+const plain = (...ids: number[]) => ids.map((id) => ({ id, escalateAfter: 0 }));
+
 const replay = (events: DeliveryEvent[]) => events.reduce(evolveDelivery, {} as DeliveryState);
 
 describe('merging, delivery and channel rules (shared/notify)', () => {
@@ -56,17 +59,28 @@ describe('merging, delivery and channel rules (shared/notify)', () => {
 
     it('500 triggers at once are one notification; the same triggers are never decided twice', () => {
       const triggers = Array.from({ length: 500 }, (_, i) => trigger(i + 1, `r${i}:failed`));
-      const events = batchDecider.decide({ id: 'n1', accountId: 1, triggers, channels: [3, 4] }, batchDecider.initialState(), NOW);
+      const events = batchDecider.decide({ id: 'n1', accountId: 1, triggers, channels: plain(3, 4) }, batchDecider.initialState(), NOW);
       expect(events).to.have.length(1);
       expect(events[0]!.data.routes.map((r) => [r.channelId, r.keys.length])).to.deep.equal([[3, 500], [4, 500]]);
       const state = events.reduce(batchDecider.evolve, batchDecider.initialState());
-      expect(batchDecider.decide({ id: 'n2', accountId: 1, triggers, channels: [3] }, state, NOW)).to.deep.equal([]);
+      expect(batchDecider.decide({ id: 'n2', accountId: 1, triggers, channels: plain(3) }, state, NOW)).to.deep.equal([]);
     });
 
     it('a job naming channels is routed only to those; a channel with nothing to say gets nothing', () => {
-      const routes = routesFor([trigger(1, 'a', NOW, [4]), trigger(2, 'b')], [3, 4, 5]);
+      const routes = routesFor([trigger(1, 'a', NOW, [4]), trigger(2, 'b')], plain(3, 4, 5));
       expect(routes).to.deep.equal([{ channelId: 3, keys: ['b'] }, { channelId: 4, keys: ['a', 'b'] }, { channelId: 5, keys: ['b'] }]);
-      expect(routesFor([trigger(1, 'a', NOW, [9])], [3])).to.deep.equal([]);
+      expect(routesFor([trigger(1, 'a', NOW, [9])], plain(3))).to.deep.equal([]);
+    });
+
+    it('an escalation channel takes only the triggers of a failure past its threshold; the others all but escalation-only ones', () => {
+      const t = (key: string, over: Partial<Trigger>) => ({ ...trigger(1, key), ...over });
+      const triggers = [t('early', {}), t('late', { escalated: 30 }), t('later', { escalated: 120 }), t('only', { escalated: 30, onlyEscalation: true })];
+      const channels = [{ id: 3, escalateAfter: 0 }, { id: 4, escalateAfter: 30 }, { id: 5, escalateAfter: 120 }, { id: 6, escalateAfter: 240 }];
+      expect(routesFor(triggers, channels)).to.deep.equal([
+        { channelId: 3, keys: ['early', 'late', 'later'] },
+        { channelId: 4, keys: ['late', 'later', 'only'] },
+        { channelId: 5, keys: ['later'] },
+      ]);
     });
   });
 

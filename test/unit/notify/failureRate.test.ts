@@ -20,7 +20,7 @@ const T0 = NOW / 1000;
 const job = (over: Partial<JobFacts> = {}): JobFacts => ({
   id: 7, accountId: 1, name: 'flappy', url: 'https://example.com/', group: null, groupName: '',
   notify: true, notifyEvery: 3, notifyMatch: '', notifyTime: null, notifyFailureRate: 50, notifyFailureWindow: 60,
-  failureThreshold: 20, muted: false, enabledAt: 0, channels: null, ...over,
+  failureThreshold: 20, muted: false, enabledAt: 0, channels: null, notifyReminder: null, escalations: [], ...over,
 });
 
 let seq = 0;

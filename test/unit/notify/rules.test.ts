@@ -23,6 +23,8 @@ const job = (over: Partial<JobFacts> = {}): JobFacts => ({
   muted: false,
   enabledAt: 0,
   channels: null,
+  notifyReminder: null,
+  escalations: [],
   ...over,
 });
 

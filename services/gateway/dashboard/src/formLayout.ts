@@ -34,6 +34,7 @@ export const FORM_LAYOUT: Record<string, { label: string; group: FormGroup }> = 
   notifyTime: { label: 'Notify when a run takes longer than (seconds)', group: 'Failures and notifications' },
   notifyFailureRate: { label: 'Notify when this % of recent runs failed', group: 'Failures and notifications' },
   notifyFailureWindow: { label: 'Recent runs: the last (minutes)', group: 'Failures and notifications' },
+  notifyReminder: { label: 'While failing, remind every (hours)', group: 'Failures and notifications' },
   notifyChannels: { label: 'Notify these channels', group: 'Failures and notifications' },
 };
 
