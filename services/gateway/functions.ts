@@ -9,7 +9,7 @@ import { Params } from './params.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
-import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, jobRecord, logRecord, nextRunDetails, snoozeRecord } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
@@ -265,6 +265,11 @@ export const FUNCTIONS: Record<string, Fn> = {
     const until = Number(reply.previousValidUntil);
     return { ...channelRecord(reply.channel!), previousValidUntil: until > 0 ? Math.floor(until / 1000) : null };
   },
+  cron_snooze: async ({ params, accountId }, c) => {
+    const duration = params.str('for')?.trim() || undefined;
+    return snoozeRecord(await need(c.notifier, 'notifier').jobSnooze({ accountId, id: id(params), duration }));
+  },
+  cron_unsnooze: async ({ params, accountId }, c) => snoozeRecord(await need(c.notifier, 'notifier').jobUnsnooze({ accountId, id: id(params) })),
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
   // The only answer that ever shows a signing secret.

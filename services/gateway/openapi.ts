@@ -23,6 +23,7 @@ const PARAMS = {
   payload: str('the body of that extra run'),
   time: int('Unix time to run at; absent or past: now', { minimum: 0 }),
   for: str("pause length in English ('15 minutes', '2 days'); absent: until cron_enable"),
+  snoozeFor: str("snooze length in English ('2 hours', '3 days'); absent: until the job's next successful run"),
   name: str('the name'),
   priority: int('group priority'),
   timezone: str('IANA time zone name'),
@@ -169,6 +170,13 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
       ],
     },
   },
+  cron_snooze: {
+    summary: "Silence a job's notifications for a while, or until its next successful run",
+    params: ['id', ['for', PARAMS.snoozeFor]],
+    required: ['id'],
+    returns: ref('Snooze'),
+  },
+  cron_unsnooze: { summary: "End a job's snooze", params: ['id'], required: ['id'], returns: ref('Snooze') },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
   account_secret_rotate: {
@@ -257,6 +265,15 @@ const SCHEMAS: Record<string, Schema> = {
       createdAt: int('Unix time'),
       escalateAfter: int('0, or an escalation channel: told of a job\'s failure only once it has lasted this many minutes'),
       secret: str('webhook channels, in the answers of channel_add and channel_secret_rotate only: the signing secret, whsec_ and standard base64 (the Standard Webhooks secret; the whole string is the HMAC key of X-Tock-Signature)'),
+    },
+  },
+  Snooze: {
+    type: 'object',
+    properties: {
+      id: int('the cron job id'),
+      snoozed: bool("whether the job's notifications are silenced now"),
+      until: nullable('integer', 'Unix time the snooze ends; null when it lasts until the job recovers, or there is none'),
+      untilRecovery: bool("the snooze ends at the job's next successful run"),
     },
   },
   HistoryEntry: {

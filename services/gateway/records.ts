@@ -3,7 +3,7 @@ import { ExecutionOutcome } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { compileSchedule, SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
 import { dstMarks } from '../../shared/schedule/index.ts';
-import type { Channel } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import type { Channel, JobSnoozeReply } from '../../shared/gen/tock/v1/notifier_pb.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
 
@@ -91,6 +91,12 @@ export function logRecord(entry: LogEntry) {
       lateness: Math.max(0, Number(e.startTimeMs) - Number(e.time) * 1000) / 1000,
     },
   };
+}
+
+/** A job's snooze (cron_snooze, cron_unsnooze): `until` in Unix seconds, null when it lasts until recovery or there is none. */
+export function snoozeRecord(r: JobSnoozeReply) {
+  const until = Number(r.until);
+  return { id: Number(r.id), snoozed: r.snoozed, until: until > 0 ? Math.floor(until / 1000) : null, untilRecovery: r.untilRecovery };
 }
 
 /** A notification channel: its address masked (an email in full); a webhook's `secret` only in the answers of channel_add and channel_secret_rotate. */

@@ -3,6 +3,7 @@ import { type NotifierService, type ChannelSchema } from '../../shared/gen/tock/
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { maskAddress, type Channel, type ChannelAddress } from '../../shared/notify/index.ts';
 import type { ChannelUseCases } from './channelUseCases.ts';
+import type { SnoozeAnswer, SnoozeUseCases } from './snoozeUseCases.ts';
 
 type Impl = ServiceImpl<(typeof NotifierService)['method']>;
 
@@ -29,8 +30,12 @@ export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape
 const addressOf = (r: { email?: string; url?: string; botToken?: string; chatId?: string }): ChannelAddress =>
   Object.fromEntries(Object.entries({ email: r.email, url: r.url, botToken: r.botToken, chatId: r.chatId }).filter(([, v]) => v !== undefined && v !== ''));
 
-export function notifierGrpcImpl(channels: ChannelUseCases): Impl {
+const snoozeReply = ({ id, snooze }: SnoozeAnswer) => ({ id: BigInt(id), snoozed: snooze !== null, until: BigInt(snooze?.until ?? 0), untilRecovery: snooze !== null && snooze.until === null });
+
+export function notifierGrpcImpl(channels: ChannelUseCases, snoozes: SnoozeUseCases): Impl {
   return {
+    jobSnooze: async (r) => snoozeReply(await snoozes.snooze(Number(r.accountId), Number(r.id), r.duration)),
+    jobUnsnooze: async (r) => snoozeReply(await snoozes.unsnooze(Number(r.accountId), Number(r.id))),
     channelList: async (r) => ({ channels: channels.list(Number(r.accountId)).map((c) => toProtoChannel(c)) }),
     channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r), escalateAfter: r.escalateAfter }), true),
     channelEdit: async (r) => {

@@ -13,6 +13,8 @@ export interface JobRecord {
   name: string;
   url: string;
   group: number | null;
+  /** Its time zone, for a snooze given in days. */
+  timezone: string;
   notify: boolean;
   notifyEvery: number;
   notifyMatch: string;
@@ -29,7 +31,7 @@ export interface JobRecord {
 }
 
 type Settings = Partial<
-  Record<'name' | 'url' | 'group' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'notifyReminder' | 'failureThreshold' | 'notifyChannels', unknown>
+  Record<'name' | 'url' | 'group' | 'timezone' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'notifyReminder' | 'failureThreshold' | 'notifyChannels', unknown>
 >;
 
 const channelList = (value: unknown): number[] | null | undefined => {
@@ -43,6 +45,7 @@ function applySettings(job: JobRecord, s: Settings): JobRecord {
   const next = { ...job };
   if (typeof s.name === 'string') next.name = s.name;
   if (typeof s.url === 'string') next.url = maskCredentials(s.url);
+  if (typeof s.timezone === 'string' && s.timezone) next.timezone = s.timezone;
   if (s.group !== undefined) next.group = typeof s.group === 'number' && s.group > 0 ? s.group : null;
   if (typeof s.notify === 'boolean') next.notify = s.notify;
   if (typeof s.notifyEvery === 'number') next.notifyEvery = s.notifyEvery;
@@ -76,6 +79,7 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
       name: '',
       url: '',
       group: null,
+      timezone: 'UTC',
       notify: true,
       notifyEvery: 1,
       notifyMatch: '',

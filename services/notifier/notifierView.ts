@@ -172,6 +172,16 @@ export class NotifierView {
     if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {}, deliveryStream: deliveryStream(decided.id, deliveryCategory) });
   }
 
+  /** The job as the notifier knows it (deleted ones too), or undefined. */
+  job(jobId: number): JobRecord | undefined {
+    return this.jobs.get(jobId);
+  }
+
+  /** The job's notification state: its snooze, among others. */
+  notifyState(jobId: number): JobNotifyState | undefined {
+    return this.notifyStates.get(jobId);
+  }
+
   /** The facts the rules need about a job, or undefined when the notifier does not know it. */
   facts(jobId: number) {
     const job = this.jobs.get(jobId);
@@ -190,7 +200,8 @@ export class NotifierView {
     if (!job) return false;
     const state = this.notifyStates.get(jobId);
     // A failure-rate rule counts successes too: each lowers the rate, and one may end an alert.
-    return Boolean(job.notifyMatch || job.notifyTime || job.notifyFailureRate || (state && (state.fail > 0 || state.notified)));
+    // A snooze until recovery ends at a success.
+    return Boolean(job.notifyMatch || job.notifyTime || job.notifyFailureRate || (state && (state.fail > 0 || state.notified || state.snooze)));
   }
 
   pendingByAccount(): Map<number, Map<string, Trigger>> {

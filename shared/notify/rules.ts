@@ -13,7 +13,8 @@ import { shownJob, type ExecutionFacts, type JobFacts, type Trigger, type Trigge
  * - `notifyFailureRate` (Tock's): a failed run brings the failures to that percent of the runs in
  *   the last `notifyFailureWindow` minutes (once, until the rate falls below it: then "okay");
  * - `notifyReminder` and escalation channels (Tock's): see followUps.ts;
- * - nothing at all while `notify` is off, or the job or its account is disabled.
+ * - nothing at all while `notify` is off, the job or its account is disabled, or the job is
+ *   snoozed (Tock's: for a while, or until its next successful run).
  *
  * The notifier keeps its own count of consecutive failures per job (stream `notifyjob-<jobId>`),
  * fed by the execution events it consumes, so its decisions never wait on another service.
@@ -37,20 +38,47 @@ export interface JobNotifyState {
   escalated: number;
   /** When the current failure was last notified (ms); 0: not yet. */
   failureNotifiedAt: number;
+  /** Notifications silenced until `until` (ms), or until the next successful run when null. */
+  snooze: Snooze | null;
+}
+
+export interface Snooze {
+  /** ms; null: until the job recovers (its next successful run). */
+  until: number | null;
 }
 
 export type JobNotifyEvent =
   | {
       type: 'ExecutionCounted';
       // Each field is the state after this run, whole: the stream keeps only its recent past.
-      data: { runId: string; fail: number; since: number; at: number; failingSince?: number; rate?: RateWindow | null; escalated?: number; failureNotifiedAt?: number };
+      data: {
+        runId: string;
+        fail: number;
+        since: number;
+        at: number;
+        failingSince?: number;
+        rate?: RateWindow | null;
+        escalated?: number;
+        failureNotifiedAt?: number;
+        snooze?: Snooze | null;
+      };
     }
-  | { type: 'NotificationTriggered'; data: { trigger: Trigger } };
+  | { type: 'NotificationTriggered'; data: { trigger: Trigger } }
+  | { type: 'NotificationsSnoozed'; data: { until: number | null; at: number } }
+  | { type: 'SnoozeEnded'; data: { at: number } };
 
 export interface SeeExecution {
   job: JobFacts;
   execution: ExecutionFacts;
 }
+
+/** Silence the job's notifications until `until` (ms), or until it recovers (null); or end a snooze. */
+export type SnoozeCommand = { type: 'Snooze'; until: number | null } | { type: 'Unsnooze' };
+
+export type JobNotifyCommand = SeeExecution | SnoozeCommand;
+
+/** The snooze in force at `now`, or null (one whose time has passed is over). */
+export const activeSnooze = (snooze: Snooze | null | undefined, now: number): Snooze | null => (snooze && (snooze.until === null || now < snooze.until) ? snooze : null);
 
 const RUNS_KEPT = 64;
 /** Events kept in a `notifyjob-<jobId>` stream: the count is absolute in each, so the recent past is the whole state. */
@@ -58,7 +86,17 @@ export const JOB_NOTIFY_EVENTS_KEPT = 500;
 /** Output kept in a notification: enough to recognise the error page, never the whole body. */
 export const OUTPUT_SHOWN = 1000;
 
-export const initialJobNotifyState = (): JobNotifyState => ({ fail: 0, failingSince: 0, notified: false, disabledNotified: false, since: 0, runs: [], escalated: 0, failureNotifiedAt: 0 });
+export const initialJobNotifyState = (): JobNotifyState => ({
+  fail: 0,
+  failingSince: 0,
+  notified: false,
+  disabledNotified: false,
+  since: 0,
+  runs: [],
+  escalated: 0,
+  failureNotifiedAt: 0,
+  snooze: null,
+});
 
 export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): JobNotifyState {
   switch (event.type) {
@@ -76,8 +114,13 @@ export function evolveJobNotify(state: JobNotifyState, event: JobNotifyEvent): J
         ...(event.data.rate ? { rate: event.data.rate } : event.data.rate === undefined && !fresh && state.rate ? { rate: state.rate } : {}),
         escalated: event.data.escalated ?? (reset || fresh ? 0 : state.escalated),
         failureNotifiedAt: event.data.failureNotifiedAt ?? (reset || fresh ? 0 : state.failureNotifiedAt),
+        snooze: event.data.snooze === undefined ? state.snooze : event.data.snooze,
       };
     }
+    case 'NotificationsSnoozed':
+      return { ...state, snooze: { until: event.data.until } };
+    case 'SnoozeEnded':
+      return { ...state, snooze: null };
     case 'NotificationTriggered': {
       const { kind, onlyEscalation } = event.data.trigger;
       // Told to escalation channels only, a failure is not one the others must hear "okay" about.
@@ -99,15 +142,24 @@ export function matches(notifyMatch: string, output: string): boolean {
   return output.includes(notifyMatch);
 }
 
-/** Pure: the events one execution adds to the job's notification stream. */
-export function decideJobNotify(command: SeeExecution, state: JobNotifyState, now: number): JobNotifyEvent[] {
+function decideSnooze(command: SnoozeCommand, state: JobNotifyState, now: number): JobNotifyEvent[] {
+  if (command.type === 'Snooze') return [{ type: 'NotificationsSnoozed', data: { until: command.until, at: now } }];
+  return activeSnooze(state.snooze, now) ? [{ type: 'SnoozeEnded', data: { at: now } }] : [];
+}
+
+/** Pure: the events one execution (or a snooze) adds to the job's notification stream. */
+export function decideJobNotify(command: JobNotifyCommand, state: JobNotifyState, now: number): JobNotifyEvent[] {
+  if ('type' in command) return decideSnooze(command, state, now);
   const { job, execution } = command;
   if (state.runs.includes(execution.runId)) return [];
-  // Enabling the job starts a new count (the jobs service resets `fail` then too).
-  const base = job.enabledAt !== state.since ? { ...initialJobNotifyState(), since: job.enabledAt } : state;
+  // Enabling the job starts a new count (the jobs service resets `fail` then too); a snooze stays.
+  const base = job.enabledAt !== state.since ? { ...initialJobNotifyState(), since: job.enabledAt, snooze: state.snooze } : state;
   const fail = execution.failed ? base.fail + 1 : 0;
   const failingSince = !execution.failed ? 0 : base.fail > 0 && base.failingSince ? base.failingSince : execution.time;
-  const silent = job.muted || !job.notify;
+  // A snooze until recovery ends at the first successful run, which is then told as usual ("okay").
+  const snoozed = activeSnooze(base.snooze, now);
+  const snooze = snoozed && snoozed.until === null && !execution.failed ? null : snoozed;
+  const silent = job.muted || !job.notify || snooze !== null;
   // A job with a failure-rate rule counts every run (a success lowers the rate); without one, a rate left over is dropped.
   const rate = job.notifyFailureRate ? recordRun(base.rate, job.notifyFailureWindow, execution.time, execution.failed) : null;
   const rateOver = rate !== null && rateReached(rate, job.notifyFailureRate!);
@@ -115,9 +167,10 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   const rateRecovered = rate !== null && !silent && rate.alerted && !rateOver;
   if (rate) rate.alerted = rateAlert || (rate.alerted && !rateRecovered);
   const rateField = rate ? { rate } : base.rate ? { rate: null } : {};
-  const counted = { type: 'ExecutionCounted' as const, data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince, ...rateField } };
+  const snoozeField = base.snooze || snooze ? { snooze } : {};
+  const counted = { type: 'ExecutionCounted' as const, data: { runId: execution.runId, fail, since: job.enabledAt, at: now, failingSince, ...rateField, ...snoozeField } };
   const events: JobNotifyEvent[] = [];
-  if (rate || fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified)) events.push(counted);
+  if (rate || fail !== base.fail || base.since !== state.since || (!execution.failed && base.notified) || snooze !== base.snooze) events.push(counted);
   if (silent) return events;
 
   let kind: TriggerKind | null = null;
@@ -189,7 +242,7 @@ export function decideJobNotify(command: SeeExecution, state: JobNotifyState, no
   return events;
 }
 
-export const jobNotifyDecider: Decider<SeeExecution, JobNotifyState, JobNotifyEvent> = {
+export const jobNotifyDecider: Decider<JobNotifyCommand, JobNotifyState, JobNotifyEvent> = {
   initialState: initialJobNotifyState,
   evolve: evolveJobNotify,
   decide: decideJobNotify,

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ok, type ApiClient } from '../../support/api.ts';
+import { fails, ok, type ApiClient } from '../../support/api.ts';
 import { embeddedTarget } from '../../support/targets.ts';
 import { startTarget } from '../../support/target.ts';
 import { startReceiver } from '../../integration/notifier/harness.ts';
@@ -79,6 +79,78 @@ describe('quieter notifications, end to end (embedded mode)', function () {
       expect(sent[0].reasons).to.deep.equal(['2 of 3 runs in the last 60 minutes failed (67%), at least 50% notifies']);
     } finally {
       await flapping.close();
+    }
+  });
+
+});
+
+/** Snoozes through the public API; a merge window of 0, so each notification goes out as it is decided. */
+describe('cron_snooze and cron_unsnooze, end to end (embedded mode)', function () {
+  this.timeout(120_000);
+  let target: Awaited<ReturnType<typeof embeddedTarget>>;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+
+  before(async () => {
+    receiver = await startReceiver();
+    target = await embeddedTarget({ TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_NOTIFY_WINDOW_MS: '0' });
+  });
+  after(async () => {
+    await target?.stop();
+    await receiver?.close();
+  });
+
+  async function account(name: string): Promise<ApiClient> {
+    const api = await target.newAccount({ name });
+    await ok(api.call('channel_add', { type: 'webhook', url: `${receiver.url}/${name}` }));
+    return api;
+  }
+  const messages = (name: string) => receiver.received.filter((r) => r.url === `/${name}`).map((r) => JSON.parse(r.body));
+
+  it('cron_snooze silences a job until it recovers, or for a while; cron_unsnooze ends it; bad input changes nothing', async () => {
+    const api = await account('snoozed');
+    let failing = true;
+    const flaky = await startTarget(() => ({ status: failing ? 500 : 200 }));
+    try {
+      const job = await ok(api.call('cron_add', { url: `${flaky.url}/job`, expression: 'manual', notifyReminder: 1 }));
+      expect(job).to.include({ notifyReminder: 1 });
+      let runs = 0;
+      const runOnce = async () => {
+        await ok(api.call('cron_run', { id: job.id }));
+        runs += 1;
+        await waitFor(async () => (await ok<unknown[]>(api.call('cron_logs', { id: job.id }))).length === runs, `run ${runs} logged`, 20_000);
+      };
+      await runOnce();
+      await waitFor(() => messages('snoozed').length === 1, 'the first failure told');
+
+      expect(await ok(api.call('cron_snooze', { id: job.id }))).to.deep.equal({ id: job.id, snoozed: true, until: null, untilRecovery: true });
+      await runOnce();
+      await runOnce();
+      failing = false;
+      await runOnce();
+      await waitFor(() => messages('snoozed').length === 2, 'the recovery told');
+      expect(messages('snoozed').map((m) => m.event)).to.deep.equal(['failed', 'okay']);
+
+      // For a while: until is the end, in Unix seconds.
+      const before = Math.floor(Date.now() / 1000);
+      const timed = await ok(api.call('cron_snooze', { id: job.id, for: '2 hours' }, { as: 'form' }));
+      expect(timed).to.include({ id: job.id, snoozed: true, untilRecovery: false });
+      expect(timed.until).to.be.within(before + 7200, Math.floor(Date.now() / 1000) + 7200);
+      failing = true;
+      await runOnce();
+      expect(await ok(api.call('cron_unsnooze', { id: job.id }))).to.deep.equal({ id: job.id, snoozed: false, until: null, untilRecovery: false });
+      await runOnce();
+      await waitFor(() => messages('snoozed').length === 3, 'the failure after the snooze told');
+      expect(messages('snoozed').at(-1).fail).to.equal(2);
+
+      const other = await account('snoozed-other');
+      expect(await fails(api.call('cron_snooze', { id: job.id, for: 'soon' }), 3)).to.match(/^for: 'soon' is not a duration/);
+      expect(await fails(api.call('cron_snooze', {}), 4)).to.match(/^id: is required/);
+      const foreign = await fails(other.call('cron_snooze', { id: job.id }), 5);
+      const missing = await fails(other.call('cron_snooze', { id: 99_999_999 }), 5);
+      expect(foreign.replace(String(job.id), 'N')).to.equal(missing.replace('99999999', 'N'));
+      expect(await ok(api.call('cron_unsnooze', { id: job.id }))).to.include({ snoozed: false });
+    } finally {
+      await flaky.close();
     }
   });
 });
