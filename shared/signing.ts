@@ -9,6 +9,9 @@ import { createHmac, randomBytes } from 'node:crypto';
  * - a notification webhook (signWebhook): `<t>.<body>`, keyed with the channel's secret, since the
  *   channel's URL is fixed and the body says everything.
  *
+ * A notification webhook also carries the Standard Webhooks headers (standardWebhookHeaders), so a
+ * receiver can verify it with that specification's libraries instead of code of its own.
+ *
  * docs/api.md and docs/notifications.md give each formula to receivers. Pure: the clock is an
  * argument.
  */
@@ -73,12 +76,38 @@ export function signJobCall(keys: readonly SigningKey[], request: { method: stri
   return [`t=${t}`, ...v1].join(',');
 }
 
+/** A channel's signing secret as Standard Webhooks writes one: `whsec_` and 32 random bytes in standard base64. */
+export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
 /**
- * X-Tock-Signature of a notification webhook sent at `nowMs`: over `<t>.<body>`, keyed with the
- * channel's secret. A receiver recomputes the HMAC over the timestamp, a dot and the raw body,
- * compares in constant time, and refuses old timestamps (replays).
+ * The HMAC key of a channel secret under Standard Webhooks: the bytes of the base64 after `whsec_`.
+ * Channels created before the prefix existed hold bare base64url; Node's base64 decoder reads both
+ * alphabets, so such a secret gives the same bytes its standard form does.
  */
-export function signWebhook(secret: string, body: string, nowMs: number): string {
+export const webhookKeyBytes = (secret: string): Buffer => Buffer.from(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'base64');
+
+/** A channel secret in the form Standard Webhooks libraries take (`whsec_` and standard base64), whatever form it was shown in. */
+export const standardWebhookSecret = (secret: string) => `whsec_${webhookKeyBytes(secret).toString('base64')}`;
+
+/**
+ * X-Tock-Signature of a notification webhook sent at `nowMs`: over `<t>.<body>`, one `v1=` per
+ * secret (newest first), each keyed with the whole secret string as it was shown. A receiver
+ * recomputes the HMAC over the timestamp, a dot and the raw body, compares in constant time,
+ * accepts any `v1` that matches, and refuses old timestamps (replays).
+ */
+export function signWebhook(secrets: readonly string[], body: string, nowMs: number): string {
   const t = Math.floor(nowMs / 1000);
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+  return [`t=${t}`, ...secrets.map((secret) => `v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`)].join(',');
+}
+
+/**
+ * The Standard Webhooks headers of a notification webhook sent at `nowMs`: `webhook-id` (the same
+ * for every attempt of one message), `webhook-timestamp` (seconds) and `webhook-signature`, one
+ * `v1,<base64>` per secret (newest first, space-separated) over `<id>.<timestamp>.<body>`, keyed
+ * with the secret's bytes (webhookKeyBytes).
+ */
+export function standardWebhookHeaders(secrets: readonly string[], id: string, body: string, nowMs: number): { 'webhook-id': string; 'webhook-timestamp': string; 'webhook-signature': string } {
+  const t = Math.floor(nowMs / 1000);
+  const signatures = secrets.map((secret) => `v1,${createHmac('sha256', webhookKeyBytes(secret)).update(`${id}.${t}.${body}`).digest('base64')}`);
+  return { 'webhook-id': id, 'webhook-timestamp': String(t), 'webhook-signature': signatures.join(' ') };
 }

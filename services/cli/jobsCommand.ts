@@ -16,6 +16,8 @@ export const JOBS_USAGE = `usage:
   tock jobs enable|disable <id>
   tock jobs history <id> [--json]            its versions: number, time, what changed
   tock jobs rollback <id> <version>          restores the settings of that version, as a new version
+  tock jobs snooze <id> [--for DURATION]     its notifications silenced; without --for until its next success
+  tock jobs unsnooze <id>
 name=value pairs are cron_add / cron_edit parameters, checked by the API as it checks any client's.
 Connection: --url (TOCK_URL, default http://127.0.0.1:8080) and --token (TOCK_TOKEN).`;
 
@@ -146,6 +148,15 @@ export async function jobsCommand(args: string[], io: Io): Promise<number> {
     }
     case 'pause':
       return action('cron_pause', str('for') ? `paused for ${str('for')}` : 'paused', str('for') ? { for: str('for')! } : {});
+    case 'snooze':
+    case 'unsnooze': {
+      const id = idOf(parsed, 'a job', JOBS_USAGE);
+      const params: Record<string, string> = verb === 'snooze' && str('for') ? { id, for: str('for')! } : { id };
+      const r = await api<{ snoozed: boolean; until: number | null; untilRecovery: boolean }>(`cron_${verb}`, params);
+      if (asJson) json(io.out, r);
+      else io.out(!r.snoozed ? `job ${id}: notifications on` : r.untilRecovery ? `job ${id}: notifications snoozed until it recovers` : `job ${id}: notifications snoozed until ${instant(r.until)}`);
+      return 0;
+    }
     case 'enable':
       return action('cron_enable', 'enabled');
     case 'disable':

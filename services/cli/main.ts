@@ -5,13 +5,13 @@ import type { Io } from './io.ts';
 const USAGE = `usage: tock <command> [options]
 
 Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8080; --token or TOCK_TOKEN):
-  jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs
+  jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs (also snooze|unsnooze)
   jobs history <id>, jobs rollback <id> <version>               a job's versions, and restoring one
   logs <job id> [--follow]                                      a job's execution results
   groups list|get|add|edit|delete ...                           job groups
 Operator commands (ADMIN_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
   accounts create|list|rotate|disable ...                       accounts and their API tokens
-  channels list|add|edit|delete|test --account ID ...           an account's notification channels
+  channels list|add|edit|delete|test|secret-rotate --account ID ...   an account's notification channels
   migrate                                                       the databases (EVENTSTORE_URL, LOGS_DB_URL or DATA_DIR)
                                                                 brought to this version's schema
 Anywhere:

@@ -10,7 +10,7 @@ import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
 import { RateLimitError } from './rateLimit.ts';
-import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails, testRecord } from './records.ts';
+import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails, snoozeRecord, testRecord } from './records.ts';
 
 export interface Clients {
   jobs: ServiceClient<(typeof JobsService)['method']>;
@@ -273,14 +273,37 @@ export const FUNCTIONS: Record<string, Fn> = {
   },
   channel_list: async ({ accountId }, c) => (await need(c.notifier, 'notifier').channelList({ accountId })).channels.map(channelRecord),
   channel_add: async ({ params, accountId }, c) =>
-    channelRecord(await need(c.notifier, 'notifier').channelAdd({ accountId, type: params.str('type') ?? '', name: params.str('name') ?? '', ...channelAddress(params) })),
+    channelRecord(
+      await need(c.notifier, 'notifier').channelAdd({ accountId, type: params.str('type') ?? '', name: params.str('name') ?? '', escalateAfter: int32(params, 'escalateAfter'), ...channelAddress(params) }),
+    ),
   channel_edit: async ({ params, accountId }, c) =>
-    channelRecord(await need(c.notifier, 'notifier').channelEdit({ accountId, id: id(params), name: params.str('name'), enabled: params.bool('enabled'), ...channelAddress(params) })),
+    channelRecord(
+      await need(c.notifier, 'notifier').channelEdit({
+        accountId,
+        id: id(params),
+        name: params.str('name'),
+        enabled: params.bool('enabled'),
+        escalateAfter: int32(params, 'escalateAfter'),
+        ...channelAddress(params),
+      }),
+    ),
   channel_delete: async ({ params, accountId }, c) => channelRecord(await need(c.notifier, 'notifier').channelDelete({ accountId, id: id(params) })),
   channel_test: async ({ params, accountId }, c) => {
     const reply = await need(c.notifier, 'notifier').channelTest({ accountId, id: id(params) });
     return { delivered: reply.delivered, error: reply.error };
   },
+  // With channel_add, the only answer that shows a channel's signing secret.
+  channel_secret_rotate: async ({ params, accountId }, c) => {
+    const overlap = params.int('overlap');
+    const reply = await need(c.notifier, 'notifier').channelSecretRotate({ accountId, id: id(params), overlap: overlap === undefined ? undefined : BigInt(overlap) });
+    const until = Number(reply.previousValidUntil);
+    return { ...channelRecord(reply.channel!), previousValidUntil: until > 0 ? Math.floor(until / 1000) : null };
+  },
+  cron_snooze: async ({ params, accountId }, c) => {
+    const duration = params.str('for')?.trim() || undefined;
+    return snoozeRecord(await need(c.notifier, 'notifier').jobSnooze({ accountId, id: id(params), duration }));
+  },
+  cron_unsnooze: async ({ params, accountId }, c) => snoozeRecord(await need(c.notifier, 'notifier').jobUnsnooze({ accountId, id: id(params) })),
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
   // The only answer that ever shows a signing secret.

@@ -82,7 +82,17 @@ export const SCHEMAS: Record<string, Schema> = {
       failures: int('failed delivery attempts in a row'),
       lastError: str('the last delivery error'),
       createdAt: int('Unix time'),
-      secret: str('webhook channels, in the answer of channel_add only: the HMAC key of X-Tock-Signature'),
+      escalateAfter: int("0, or an escalation channel: told of a job's failure only once it has lasted this many minutes"),
+      secret: str('webhook channels, in the answers of channel_add and channel_secret_rotate only: the signing secret, whsec_ and standard base64 (the Standard Webhooks secret; the whole string is the HMAC key of X-Tock-Signature)'),
+    },
+  },
+  Snooze: {
+    type: 'object',
+    properties: {
+      id: int('the cron job id'),
+      snoozed: bool("whether the job's notifications are silenced now"),
+      until: nullable('integer', 'Unix time the snooze ends; null when it lasts until the job recovers, or there is none'),
+      untilRecovery: bool("the snooze ends at the job's next successful run"),
     },
   },
   TestResult: {

@@ -4,6 +4,7 @@
  * holds this table and the gateway's to each other).
  */
 
+import { DEFAULT_SECRET_OVERLAP_S, MAX_ESCALATE_AFTER, MAX_SECRET_OVERLAP_S } from '../../shared/notify/index.ts';
 import { bool, int, list, ref, str, type Schema } from './openapiSchema.ts';
 
 /** Every parameter a function may take, by name. */
@@ -17,6 +18,7 @@ export const PARAMS = {
   payload: str('the body of that extra run'),
   time: int('Unix time to run at; absent or past: now', { minimum: 0 }),
   for: str("pause length in English ('15 minutes', '2 days'); absent: until cron_enable"),
+  snoozeFor: str("snooze length in English ('2 hours', '3 days'); absent: until the job's next successful run"),
   name: str('the name'),
   priority: int('group priority'),
   timezone: str('IANA time zone name'),
@@ -28,6 +30,8 @@ export const PARAMS = {
   botToken: str('telegram: the bot token from @BotFather (a secret: shown masked afterwards)'),
   chatId: str('telegram: the numeric chat id or @channel name'),
   enabled: bool('false pauses the channel; true re-enables one disabled after failures'),
+  escalateAfter: int("an escalation channel: told of a job's failure only once it has lasted this many minutes (0: of everything)", { minimum: 0, maximum: MAX_ESCALATE_AFTER }),
+  overlap: int('seconds the replaced signing secret still signs (0: it stops at once)', { minimum: 0, maximum: MAX_SECRET_OVERLAP_S, default: DEFAULT_SECRET_OVERLAP_S }),
   version: int("a version of the job, from 1 (its creation); cron_history lists them", { minimum: 1 }),
   versions: bool("Tock's: only the entries that made a version (the creation and each change of the settings)"),
 } satisfies Record<string, Schema>;
@@ -128,13 +132,13 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   channel_list: { summary: "The account's notification channels (addresses masked)", returns: list(ref('Channel')) },
   channel_add: {
     summary: 'Add a notification channel; a webhook answers its signing secret, only here',
-    params: [['type', PARAMS.channelType], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId'],
+    params: [['type', PARAMS.channelType], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'escalateAfter'],
     required: ['type'],
     returns: ref('Channel'),
   },
   channel_edit: {
-    summary: 'Rename, re-address, disable or re-enable a channel',
-    params: [['id', PARAMS.channelId], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'enabled'],
+    summary: 'Rename, re-address, disable or re-enable a channel, or change when it escalates',
+    params: [['id', PARAMS.channelId], 'name', 'email', ['url', PARAMS.channelUrl], 'botToken', 'chatId', 'enabled', 'escalateAfter'],
     required: ['id'],
     returns: ref('Channel'),
   },
@@ -145,6 +149,24 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
     required: ['id'],
     returns: { type: 'object', properties: { delivered: bool('whether the channel accepted it'), error: str('why not') } },
   },
+  channel_secret_rotate: {
+    summary: 'A new signing secret for a webhook channel, shown only in this answer; the replaced one also signs until the overlap ends',
+    params: [['id', PARAMS.channelId], 'overlap'],
+    required: ['id'],
+    returns: {
+      allOf: [
+        ref('Channel'),
+        { type: 'object', properties: { previousValidUntil: { type: ['integer', 'null'], description: 'Unix time until which the replaced secret also signs; null when it stopped at once' } } },
+      ],
+    },
+  },
+  cron_snooze: {
+    summary: "Silence a job's notifications for a while, or until its next successful run",
+    params: ['id', ['for', PARAMS.snoozeFor]],
+    required: ['id'],
+    returns: ref('Snooze'),
+  },
+  cron_unsnooze: { summary: "End a job's snooze", params: ['id'], required: ['id'], returns: ref('Snooze') },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
   account_secret_rotate: {

@@ -3,7 +3,7 @@ import { ExecutionOutcome, type TestAnswer } from '../../shared/gen/tock/v1/even
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { compileSchedule, SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
 import { dstMarks } from '../../shared/schedule/index.ts';
-import type { Channel } from '../../shared/gen/tock/v1/notifier_pb.ts';
+import type { Channel, JobSnoozeReply } from '../../shared/gen/tock/v1/notifier_pb.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
 
@@ -119,7 +119,13 @@ export function logRecord(entry: LogEntry) {
   };
 }
 
-/** A notification channel: its address masked (an email in full); a webhook's `secret` only in channel_add's answer. */
+/** A job's snooze (cron_snooze, cron_unsnooze): `until` in Unix seconds, null when it lasts until recovery or there is none. */
+export function snoozeRecord(r: JobSnoozeReply) {
+  const until = Number(r.until);
+  return { id: Number(r.id), snoozed: r.snoozed, until: until > 0 ? Math.floor(until / 1000) : null, untilRecovery: r.untilRecovery };
+}
+
+/** A notification channel: its address masked (an email in full); a webhook's `secret` only in the answers of channel_add and channel_secret_rotate. */
 export function channelRecord(c: Channel) {
   const address =
     c.type === 'email' ? { email: c.email } : c.type === 'telegram' ? { botToken: c.botToken, chatId: c.chatId } : { url: c.url };
@@ -132,6 +138,7 @@ export function channelRecord(c: Channel) {
     failures: c.failures,
     lastError: c.lastError,
     createdAt: Number(c.createdAt),
+    escalateAfter: c.escalateAfter,
     ...(c.secret ? { secret: c.secret } : {}),
   };
 }

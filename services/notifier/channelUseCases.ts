@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../shared/clock.ts';
 import { AppError } from '../../shared/errors.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { handleCommand } from '../../shared/eventStore/handleCommand.ts';
 import { createIdAllocator } from '../../shared/eventStore/ids.ts';
 import type { Sealer } from '../../shared/job/index.ts';
-import { channelDecider, channelStream, type Channel, type ChannelAddress, type ChannelCommand, type Trigger } from '../../shared/notify/index.ts';
+import { channelDecider, channelStream, deliveryId, type Channel, type ChannelAddress, type ChannelCommand, type Trigger } from '../../shared/notify/index.ts';
 import { openChannel } from '../../shared/notify/channelSecrets.ts';
+import { newWebhookSecret } from '../../shared/signing.ts';
 import type { NotifierView } from './notifierView.ts';
 import type { SendOutcome, Senders } from './senders.ts';
 
@@ -25,7 +26,7 @@ export function testTrigger(accountId: number, now: number): Trigger {
   };
 }
 
-/** channel_list, channel_add, channel_edit, channel_delete, channel_test: an account's channels. */
+/** channel_list, channel_add, channel_edit, channel_delete, channel_test, channel_secret_rotate: an account's channels. */
 export function createChannelUseCases(store: EventStore, view: NotifierView, clock: Clock, senders: Senders, secrets: Sealer) {
   const ids = createIdAllocator(store);
   const now = () => clock.now();
@@ -57,17 +58,18 @@ export function createChannelUseCases(store: EventStore, view: NotifierView, clo
       }),
 
     /** The new channel, with its signing secret (webhooks): the only time the secret is shown. */
-    async add(accountId: number, input: { type: string; name: string; address: ChannelAddress }): Promise<Channel> {
+    async add(accountId: number, input: { type: string; name: string; address: ChannelAddress; escalateAfter?: number }): Promise<Channel> {
       if (view.channelsOf(accountId).length >= MAX_CHANNELS) throw new AppError('LIMIT_EXCEEDED', `an account may have at most ${MAX_CHANNELS} channels`);
-      const secret = randomBytes(32).toString('base64url');
-      const command = { type: 'AddChannel' as const, id: 0, accountId, channelType: input.type, name: input.name, address: input.address, secret };
+      const secret = newWebhookSecret();
+      const { type, name, address, escalateAfter } = input;
+      const command = { type: 'AddChannel' as const, id: 0, accountId, channelType: type, name, address, secret, escalateAfter };
       // Checked before an id is taken: a refused channel leaves no trace in the store.
       channelDecider.decide(command, null, now());
       const id = await ids.allocateOne('channel');
       return run({ ...command, id });
     },
 
-    async edit(accountId: number, id: number, input: { name?: string; address?: ChannelAddress; enabled?: boolean }): Promise<Channel> {
+    async edit(accountId: number, id: number, input: { name?: string; address?: ChannelAddress; enabled?: boolean; escalateAfter?: number }): Promise<Channel> {
       owned(accountId, id);
       return run({ type: 'EditChannel', id, accountId, ...input });
     },
@@ -77,10 +79,19 @@ export function createChannelUseCases(store: EventStore, view: NotifierView, clo
       return run({ type: 'DeleteChannel', id, accountId });
     },
 
+    /**
+     * A new signing secret for a webhook channel, in clear for the one answer that shows it; the
+     * replaced secret keeps signing for `overlapSeconds` (a day when not given).
+     */
+    async rotateSecret(accountId: number, id: number, overlapSeconds?: number): Promise<Channel> {
+      owned(accountId, id);
+      return run({ type: 'RotateChannelSecret', id, accountId, secret: newWebhookSecret(), overlapSeconds });
+    },
+
     /** Sends a test message now, outside the delivery record: its outcome is the answer, not a failure count. */
     async test(accountId: number, id: number): Promise<SendOutcome> {
       const channel = owned(accountId, id);
-      return senders.send(channel, [testTrigger(accountId, now())], now());
+      return senders.send(channel, [testTrigger(accountId, now())], now(), deliveryId(`test-${randomUUID()}`, id));
     },
   };
 }

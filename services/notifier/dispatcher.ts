@@ -10,10 +10,13 @@ import {
   channelDecider,
   channelStream,
   claimable,
+  notificationDueAt,
   deliveryDecider,
+  deliveryId,
   pendingDelivery,
   retryDelay,
   type NotificationDecided,
+  type PendingSpan,
   type RetryPolicy,
   type Route,
   type Trigger,
@@ -64,9 +67,11 @@ export function createDispatcher(options: DispatcherOptions) {
     return d.status === 'pending' || d.status === 'claimed' ? Math.max(d.until, open.decided.at) : Infinity;
   };
 
+  const dueAt = (accountId: number, span: PendingSpan) => notificationDueAt(span, view.lastDecidedAt(accountId), options.windowMs);
+
   function nextDue(): number {
     let next = Infinity;
-    for (const oldest of view.oldestPending().values()) next = Math.min(next, oldest + options.windowMs);
+    for (const [accountId, span] of view.pendingSpans()) next = Math.min(next, dueAt(accountId, span));
     for (const open of view.openNotifications()) {
       for (const route of open.decided.routes) if (!inFlight.has(`${open.decided.id}:${route.channelId}`)) next = Math.min(next, dueOf(open, route));
     }
@@ -92,7 +97,7 @@ export function createDispatcher(options: DispatcherOptions) {
       await store.setStreamMaxCount(batchStream(accountId), DECISIONS_KEPT);
       trimmed.add(accountId);
     }
-    const channels = view.channelsOf(accountId).filter((c) => c.enabled).map((c) => c.id);
+    const channels = view.channelsOf(accountId).filter((c) => c.enabled).map((c) => ({ id: c.id, escalateAfter: c.escalateAfter }));
     const result = await handleCommand(store, { stream: batchStream(accountId), decider: batchDecider, command: { id: randomUUID(), accountId, triggers, channels }, now });
     for (const event of result.events) {
       log.info('notification decided', { id: event.data.id, accountId, triggers: event.data.triggers.length, channels: event.data.routes.map((r) => r.channelId) });
@@ -131,7 +136,7 @@ export function createDispatcher(options: DispatcherOptions) {
     }
     const attempt = claimed.data.attempt;
     const triggers = open.decided.triggers.filter((t) => route.keys.includes(t.key));
-    const outcome = await senders.send(channel, triggers, now());
+    const outcome = await senders.send(channel, triggers, now(), deliveryId(id, channel.id));
     const retryAt = outcome.ok ? null : now() + retryDelay(attempt, options.retry, outcome.retryAfterMs, options.random);
     // Sent: the outcome must be stored, or the claim's lease runs out and the message goes again.
     // An append that failed (the store restarting, or its answer lost after commit) is retried
@@ -157,9 +162,9 @@ export function createDispatcher(options: DispatcherOptions) {
     running = true;
     try {
       const at = now();
-      for (const [accountId, oldest] of [...view.oldestPending()]) {
-        if (oldest + options.windowMs > at) continue;
-        // A bounded event and message: beyond this, the rest follow in the next notification at once.
+      for (const [accountId, span] of [...view.pendingSpans()]) {
+        if (dueAt(accountId, span) > at) continue;
+        // A bounded event and message: beyond this, the rest follow in the next notification.
         const triggers = [...(view.pendingByAccount().get(accountId)?.values() ?? [])].sort((a, b) => a.at - b.at).slice(0, MAX_TRIGGERS_PER_NOTIFICATION);
         if (triggers.length) await decideBatch(accountId, triggers).catch((error) => log.error('notification decision failed', { accountId, error }));
       }

@@ -3,10 +3,11 @@ import { type NotifierService, type ChannelSchema } from '../../shared/gen/tock/
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { maskAddress, type Channel, type ChannelAddress } from '../../shared/notify/index.ts';
 import type { ChannelUseCases } from './channelUseCases.ts';
+import type { SnoozeAnswer, SnoozeUseCases } from './snoozeUseCases.ts';
 
 type Impl = ServiceImpl<(typeof NotifierService)['method']>;
 
-/** A channel as answers show it: the address masked; the secret only when `withSecret` (creation). */
+/** A channel as answers show it: the address masked; the secret only when `withSecret` (creation, rotation). */
 export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape<typeof ChannelSchema> {
   const shown = maskAddress(c);
   return {
@@ -22,23 +23,32 @@ export function toProtoChannel(c: Channel, withSecret = false): MessageInitShape
     lastError: c.lastError,
     createdAt: BigInt(Math.floor(c.createdAt / 1000)),
     secret: withSecret ? c.secret : '',
+    escalateAfter: c.escalateAfter,
   };
 }
 
 const addressOf = (r: { email?: string; url?: string; botToken?: string; chatId?: string }): ChannelAddress =>
   Object.fromEntries(Object.entries({ email: r.email, url: r.url, botToken: r.botToken, chatId: r.chatId }).filter(([, v]) => v !== undefined && v !== ''));
 
-export function notifierGrpcImpl(channels: ChannelUseCases): Impl {
+const snoozeReply = ({ id, snooze }: SnoozeAnswer) => ({ id: BigInt(id), snoozed: snooze !== null, until: BigInt(snooze?.until ?? 0), untilRecovery: snooze !== null && snooze.until === null });
+
+export function notifierGrpcImpl(channels: ChannelUseCases, snoozes: SnoozeUseCases): Impl {
   return {
+    jobSnooze: async (r) => snoozeReply(await snoozes.snooze(Number(r.accountId), Number(r.id), r.duration)),
+    jobUnsnooze: async (r) => snoozeReply(await snoozes.unsnooze(Number(r.accountId), Number(r.id))),
     channelList: async (r) => ({ channels: channels.list(Number(r.accountId)).map((c) => toProtoChannel(c)) }),
-    channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r) }), true),
+    channelAdd: async (r) => toProtoChannel(await channels.add(Number(r.accountId), { type: r.type, name: r.name, address: addressOf(r), escalateAfter: r.escalateAfter }), true),
     channelEdit: async (r) => {
       const address = addressOf(r);
       return toProtoChannel(
-        await channels.edit(Number(r.accountId), Number(r.id), { name: r.name, enabled: r.enabled, address: Object.keys(address).length ? address : undefined }),
+        await channels.edit(Number(r.accountId), Number(r.id), { name: r.name, enabled: r.enabled, escalateAfter: r.escalateAfter, address: Object.keys(address).length ? address : undefined }),
       );
     },
     channelDelete: async (r) => toProtoChannel(await channels.remove(Number(r.accountId), Number(r.id))),
+    channelSecretRotate: async (r) => {
+      const channel = await channels.rotateSecret(Number(r.accountId), Number(r.id), r.overlap === undefined ? undefined : Number(r.overlap));
+      return { channel: toProtoChannel(channel, true), previousValidUntil: BigInt(channel.previousSecret?.validUntil ?? 0) };
+    },
     channelTest: async (r) => {
       const outcome = await channels.test(Number(r.accountId), Number(r.id));
       return { delivered: outcome.ok, error: outcome.error };

@@ -13,10 +13,15 @@ export interface JobRecord {
   name: string;
   url: string;
   group: number | null;
+  /** Its time zone, for a snooze given in days. */
+  timezone: string;
   notify: boolean;
   notifyEvery: number;
   notifyMatch: string;
   notifyTime: number | null;
+  notifyFailureRate: number | null;
+  notifyFailureWindow: number;
+  notifyReminder: number | null;
   failureThreshold: number;
   notifyChannels: number[] | null;
   /** 'user' when its owner disabled it; auto-disabled jobs still send their disable notice. */
@@ -25,7 +30,9 @@ export interface JobRecord {
   enabledAt: number;
 }
 
-type Settings = Partial<Record<'name' | 'url' | 'group' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'failureThreshold' | 'notifyChannels', unknown>>;
+type Settings = Partial<
+  Record<'name' | 'url' | 'group' | 'timezone' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'notifyReminder' | 'failureThreshold' | 'notifyChannels', unknown>
+>;
 
 const channelList = (value: unknown): number[] | null | undefined => {
   if (value === undefined) return undefined;
@@ -38,11 +45,15 @@ function applySettings(job: JobRecord, s: Settings): JobRecord {
   const next = { ...job };
   if (typeof s.name === 'string') next.name = s.name;
   if (typeof s.url === 'string') next.url = maskCredentials(s.url);
+  if (typeof s.timezone === 'string' && s.timezone) next.timezone = s.timezone;
   if (s.group !== undefined) next.group = typeof s.group === 'number' && s.group > 0 ? s.group : null;
   if (typeof s.notify === 'boolean') next.notify = s.notify;
   if (typeof s.notifyEvery === 'number') next.notifyEvery = s.notifyEvery;
   if (typeof s.notifyMatch === 'string') next.notifyMatch = s.notifyMatch;
   if (s.notifyTime !== undefined) next.notifyTime = typeof s.notifyTime === 'number' && s.notifyTime > 0 ? s.notifyTime : null;
+  if (s.notifyFailureRate !== undefined) next.notifyFailureRate = typeof s.notifyFailureRate === 'number' && s.notifyFailureRate > 0 ? s.notifyFailureRate : null;
+  if (typeof s.notifyFailureWindow === 'number' && s.notifyFailureWindow > 0) next.notifyFailureWindow = s.notifyFailureWindow;
+  if (s.notifyReminder !== undefined) next.notifyReminder = typeof s.notifyReminder === 'number' && s.notifyReminder > 0 ? s.notifyReminder : null;
   if (typeof s.failureThreshold === 'number') next.failureThreshold = s.failureThreshold;
   const channels = channelList(s.notifyChannels);
   if (channels !== undefined) next.notifyChannels = channels;
@@ -68,10 +79,14 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
       name: '',
       url: '',
       group: null,
+      timezone: 'UTC',
       notify: true,
       notifyEvery: 1,
       notifyMatch: '',
       notifyTime: null,
+      notifyFailureRate: null,
+      notifyFailureWindow: 60,
+      notifyReminder: null,
       failureThreshold: 20,
       notifyChannels: null,
       disabledByUser: false,
@@ -95,8 +110,8 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
   }
 }
 
-/** The facts the rules take, with the group's name and the account's state. */
-export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boolean): JobFacts {
+/** The facts the rules take, with the group's name, the account's state and the escalation thresholds of the channels the job notifies. */
+export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boolean, escalations: number[]): JobFacts {
   return {
     id: job.id,
     accountId: job.accountId,
@@ -108,9 +123,13 @@ export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boo
     notifyEvery: job.notifyEvery,
     notifyMatch: job.notifyMatch,
     notifyTime: job.notifyTime,
+    notifyFailureRate: job.notifyFailureRate,
+    notifyFailureWindow: job.notifyFailureWindow,
     failureThreshold: job.failureThreshold,
     muted: job.disabledByUser || job.deleted || accountDisabled,
     enabledAt: job.enabledAt,
     channels: job.notifyChannels,
+    notifyReminder: job.notifyReminder,
+    escalations,
   };
 }

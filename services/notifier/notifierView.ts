@@ -9,7 +9,7 @@ import {
   OLD_BATCH_CATEGORY,
   OLD_DELIVERY_CATEGORY,
   deliveryStream,
-  batchDueAt,
+  pendingSpan,
   channelDecider,
   evolveDelivery,
   evolveJobNotify,
@@ -22,6 +22,7 @@ import {
   type JobNotifyEvent,
   type JobNotifyState,
   type NotificationDecided,
+  type PendingSpan,
   type Trigger,
   TRIGGER_STALE_MS,
 } from '../../shared/notify/index.ts';
@@ -48,11 +49,15 @@ export class NotifierView {
   private groupNames = new Map<number, string>();
   private disabledAccounts = new Set<number>();
   private channels = new Map<number, Channel>();
+  /** Channel ids by account: the rules look up an account's escalation channels for every failure. */
+  private channelIds = new Map<number, Set<number>>();
   private notifyStates = new Map<number, JobNotifyState>();
   /** Per account: triggers decided by the rules and not yet part of a notification. */
   private pending = new Map<number, Map<string, Trigger>>();
-  /** Per account: when its oldest pending trigger was decided (the merge window runs from it). */
-  private oldest = new Map<number, number>();
+  /** Per account: when its oldest and newest pending triggers were decided. */
+  private spans = new Map<number, PendingSpan>();
+  /** Per account: when its latest notification was decided (the merge window runs from it). */
+  private lastDecided = new Map<number, number>();
   private open = new Map<string, OpenNotification>();
   private position = -1n;
   private waiters: { position: bigint; resolve: () => void }[] = [];
@@ -105,7 +110,11 @@ export class NotifierView {
         break;
       case 'channel': {
         const channel = channelDecider.evolve(this.channels.get(Number(key)) ?? null, event as unknown as ChannelEvent);
-        if (channel) this.channels.set(channel.id, channel);
+        if (channel) {
+          this.channels.set(channel.id, channel);
+          const ids = this.channelIds.get(channel.accountId) ?? new Set<number>();
+          this.channelIds.set(channel.accountId, ids.add(channel.id));
+        }
         break;
       }
       case 'notifyjob':
@@ -145,27 +154,44 @@ export class NotifierView {
     const pending = this.pending.get(trigger.job.accountId) ?? new Map<string, Trigger>();
     pending.set(trigger.key, trigger);
     this.pending.set(trigger.job.accountId, pending);
-    this.oldest.set(trigger.job.accountId, Math.min(this.oldest.get(trigger.job.accountId) ?? Infinity, trigger.at));
+    const span = this.spans.get(trigger.job.accountId);
+    this.spans.set(trigger.job.accountId, { oldest: Math.min(span?.oldest ?? Infinity, trigger.at), newest: Math.max(span?.newest ?? -Infinity, trigger.at) });
   }
 
   private applyDecided(event: BatchEvent, deliveryCategory: string) {
     if (event.type !== 'NotificationDecided') return;
     const decided = event.data;
+    this.lastDecided.set(decided.accountId, Math.max(this.lastDecided.get(decided.accountId) ?? 0, decided.at));
     const pending = this.pending.get(decided.accountId);
     // A trigger is always stored before the decision that takes it: deleting it here is enough.
     for (const t of decided.triggers) pending?.delete(t.key);
     if (pending && pending.size === 0) {
       this.pending.delete(decided.accountId);
-      this.oldest.delete(decided.accountId);
-    } else if (pending) this.oldest.set(decided.accountId, batchDueAt(pending.values(), 0)!);
+      this.spans.delete(decided.accountId);
+    } else if (pending) this.spans.set(decided.accountId, pendingSpan(pending.values())!);
     if (decided.routes.length) this.open.set(decided.id, { decided, deliveries: {}, deliveryStream: deliveryStream(decided.id, deliveryCategory) });
+  }
+
+  /** The job as the notifier knows it (deleted ones too), or undefined. */
+  job(jobId: number): JobRecord | undefined {
+    return this.jobs.get(jobId);
+  }
+
+  /** The job's notification state: its snooze, among others. */
+  notifyState(jobId: number): JobNotifyState | undefined {
+    return this.notifyStates.get(jobId);
   }
 
   /** The facts the rules need about a job, or undefined when the notifier does not know it. */
   facts(jobId: number) {
     const job = this.jobs.get(jobId);
     if (!job) return undefined;
-    return jobFacts(job, job.group === null ? '' : (this.groupNames.get(job.group) ?? ''), this.disabledAccounts.has(job.accountId));
+    const escalations = new Set<number>();
+    for (const c of this.channelsOf(job.accountId)) {
+      if (c.enabled && c.escalateAfter > 0 && (job.notifyChannels === null || job.notifyChannels.includes(c.id))) escalations.add(c.escalateAfter);
+    }
+    const groupName = job.group === null ? '' : (this.groupNames.get(job.group) ?? '');
+    return jobFacts(job, groupName, this.disabledAccounts.has(job.accountId), [...escalations].sort((a, b) => a - b));
   }
 
   /** Whether an execution of this job can matter at all; healthy runs of plain jobs are skipped cheaply. */
@@ -173,16 +199,23 @@ export class NotifierView {
     const job = this.jobs.get(jobId);
     if (!job) return false;
     const state = this.notifyStates.get(jobId);
-    return Boolean(job.notifyMatch || job.notifyTime || (state && (state.fail > 0 || state.notified)));
+    // A failure-rate rule counts successes too: each lowers the rate, and one may end an alert.
+    // A snooze until recovery ends at a success.
+    return Boolean(job.notifyMatch || job.notifyTime || job.notifyFailureRate || (state && (state.fail > 0 || state.notified || state.snooze)));
   }
 
   pendingByAccount(): Map<number, Map<string, Trigger>> {
     return this.pending;
   }
 
-  /** When each account's oldest pending trigger was decided. */
-  oldestPending(): Map<number, number> {
-    return this.oldest;
+  /** When each account's oldest and newest pending triggers were decided. */
+  pendingSpans(): Map<number, PendingSpan> {
+    return this.spans;
+  }
+
+  /** When the account's latest notification was decided; undefined when none is known. */
+  lastDecidedAt(accountId: number): number | undefined {
+    return this.lastDecided.get(accountId);
   }
 
   openNotifications(): IterableIterator<OpenNotification> {
@@ -195,7 +228,7 @@ export class NotifierView {
 
   /** The account's channels (deleted ones left out), by id. */
   channelsOf(accountId: number): Channel[] {
-    return [...this.channels.values()].filter((c) => c.accountId === accountId && !c.deleted).sort((a, b) => a.id - b.id);
+    return [...(this.channelIds.get(accountId) ?? [])].map((id) => this.channels.get(id)!).filter((c) => !c.deleted).sort((a, b) => a.id - b.id);
   }
 }
 

@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer';
 import { Agent, request } from 'undici';
 import { createEgressGuard, isEgressRefused, type EgressRefusedError } from '../../shared/egressGuard.ts';
 import type { Sealer } from '../../shared/job/index.ts';
-import { emailMessage, httpMessage, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
+import { emailMessage, httpMessage, webhookSecrets, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
 import { openChannel } from '../../shared/notify/channelSecrets.ts';
 
 export interface SmtpSettings {
@@ -27,7 +27,8 @@ export interface SendOutcome {
 }
 
 export interface Senders {
-  send(channel: Channel, triggers: Trigger[], now: number): Promise<SendOutcome>;
+  /** `deliveryId`: the webhook-id, the same for every attempt of this message to this channel. */
+  send(channel: Channel, triggers: Trigger[], now: number, deliveryId: string): Promise<SendOutcome>;
   close(): Promise<void>;
 }
 
@@ -96,7 +97,7 @@ export function createSenders(options: SendersOptions): Senders {
 
   const sendHttp = async (channel: Channel, triggers: Trigger[], ctx: MessageContext): Promise<SendOutcome> => {
     if (channel.type === 'email') throw new Error('unreachable');
-    const message = httpMessage(channel.type, triggers, channel.address, channel.secret, ctx);
+    const message = httpMessage(channel.type, triggers, channel.address, webhookSecrets(channel, ctx.now), ctx);
     const host = new URL(message.url).hostname.replace(/^\[|\]$/g, '');
     const refused = isIP(host) ? guard.refusal(host) : null;
     if (refused) return refusedOutcome(refused);
@@ -114,8 +115,8 @@ export function createSenders(options: SendersOptions): Senders {
   };
 
   return {
-    async send(sealed, triggers, now) {
-      const ctx: MessageContext = { now, publicUrl: options.publicUrl, telegramApi: options.telegramApi };
+    async send(sealed, triggers, now, deliveryId) {
+      const ctx: MessageContext = { now, deliveryId, publicUrl: options.publicUrl, telegramApi: options.telegramApi };
       let channel: Channel;
       try {
         channel = openChannel(sealed, options.secrets);

@@ -22,6 +22,7 @@ import { createDispatcher } from './dispatcher.ts';
 import { consumeExecutions } from './executionConsumer.ts';
 import { notifierGrpcImpl } from './grpcServer.ts';
 import { NotifierView } from './notifierView.ts';
+import { createSnoozeUseCases } from './snoozeUseCases.ts';
 import { createSenders, type SmtpSettings } from './senders.ts';
 
 export interface NotifierOptions {
@@ -83,6 +84,7 @@ export interface NotifierParts {
   view: NotifierView;
   dispatcher: ReturnType<typeof createDispatcher>;
   channels: ReturnType<typeof createChannelUseCases>;
+  snoozes: ReturnType<typeof createSnoozeUseCases>;
 }
 
 /**
@@ -117,11 +119,12 @@ export async function startNotifierService(options: NotifierOptions): Promise<Se
     },
   });
   const channels = createChannelUseCases(store, view, clock, senders, options.secrets);
+  const snoozes = createSnoozeUseCases(store, view, clock);
   const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
-    addService(server, NotifierService, notifierGrpcImpl(channels), log);
+    addService(server, NotifierService, notifierGrpcImpl(channels, snoozes), log);
     const unwatch = addHealthService(server, readiness, [NotifierService.typeName]);
     const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     log.info('notifier listening', { address });
@@ -132,6 +135,7 @@ export async function startNotifierService(options: NotifierOptions): Promise<Se
       view,
       dispatcher,
       channels,
+      snoozes,
       async stop() {
         await consumer?.stop();
         await dispatcher.stop();
@@ -151,8 +155,8 @@ export async function startNotifierService(options: NotifierOptions): Promise<Se
 }
 
 /**
- * The notifier's channel functions alone, over a store (the CLI when no notifier runs): no bus,
- * no deliveries.
+ * The notifier's channel (and snooze) functions alone, over a store (the CLI when no notifier
+ * runs): no bus, no deliveries.
  */
 export async function startChannelsService(
   options: Pick<NotifierOptions, 'store' | 'secrets' | 'clock' | 'log' | 'address' | 'credentials' | 'allowNetworks' | 'smtp' | 'publicUrl' | 'telegramApi' | 'readiness'>,
@@ -163,7 +167,8 @@ export async function startChannelsService(
   await view.start(store, { log: options.log, readiness });
   const senders = createSenders(options);
   const server = createGrpcServer(options.credentials ?? {});
-  addService(server, NotifierService, notifierGrpcImpl(createChannelUseCases(store, view, options.clock, senders, options.secrets)), options.log);
+  const impl = notifierGrpcImpl(createChannelUseCases(store, view, options.clock, senders, options.secrets), createSnoozeUseCases(store, view, options.clock));
+  addService(server, NotifierService, impl, options.log);
   const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
   return {
     addresses: { grpc: address },

@@ -190,6 +190,11 @@ export const SETTINGS = {
   notifyEvery: int({ doc: 'notify on every n-th consecutive failure', default: 1, ...range(1, 100) }),
   notifyMatch: text({ doc: "notify when the output contains it (or, with a leading '!', does not)", default: '', ...length(255) }),
   notifyTime: optionalInt({ doc: 'notify when a run takes longer than this many seconds (0 or null: off)', default: null, ...zeroClears(0, 86_400, ' seconds') }),
+  // Tock's: notify the flapping job that never reaches notifyEvery consecutive failures (shared/notify/failureRate.ts).
+  notifyFailureRate: optionalInt({ doc: 'notify when at least this percent of the runs in the last notifyFailureWindow minutes failed (0 or null: off)', default: null, ...zeroClears(0, 100, ' percent') }),
+  notifyFailureWindow: int({ doc: 'the window of notifyFailureRate, minutes', default: 60, ...range(1, 1440, ' minutes') }),
+  // Tock's: while a failure lasts, a reminder at the first failed run this long after it was last notified (shared/notify/followUps.ts).
+  notifyReminder: optionalInt({ doc: 'while the job stays failing, remind every this many hours (0 or null: off)', default: null, ...zeroClears(0, 168, ' hours') }),
   failureThreshold: int({ doc: 'consecutive failures before the job is disabled (status 4)', default: 20, ...range(1, 100) }),
   notifyChannels: text({ doc: 'channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', default: '', normalize: normalizeChannelList, limits: { pattern: '^[0-9, ]*$' } }),
   keyword: text({ doc: 'the run fails unless the output contains it', default: '', ...length(100), target: true }),

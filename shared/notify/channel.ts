@@ -5,7 +5,8 @@ import type { Decider } from '../decider.ts';
 /**
  * A channel: where an account's notifications go. Its address is a secret for every kind but
  * email (a chat webhook URL or a bot token lets anyone post there): it is shown only masked.
- * A webhook channel also has a signing secret, shown once, in the answer that created it.
+ * A webhook channel also has a signing secret, shown once, in the answer that created it or
+ * rotated it; after a rotation the secret it replaced still signs until the overlap ends.
  */
 
 export const CHANNEL_TYPES = ['email', 'webhook', 'slack', 'discord', 'teams', 'telegram'] as const;
@@ -26,6 +27,10 @@ export interface Channel {
   address: ChannelAddress;
   /** HMAC key of a webhook channel; '' for the others. */
   secret: string;
+  /** An escalation channel: told of a job's failure only once it has lasted this many minutes (0: told of everything). */
+  escalateAfter: number;
+  /** The secret a rotation replaced, still signing until `validUntil` (ms). */
+  previousSecret: { secret: string; validUntil: number } | null;
   enabled: boolean;
   /** Failed delivery attempts in a row. */
   failures: number;
@@ -37,18 +42,27 @@ export interface Channel {
 /** After this many failed attempts in a row a channel is disabled until its owner edits it. */
 export const CHANNEL_FAILURE_LIMIT = 5;
 
+/** How long a rotated-out signing secret still signs, unless the rotation says otherwise: receivers switch over meanwhile. */
+export const DEFAULT_SECRET_OVERLAP_S = 24 * 3600;
+/** The longest overlap a rotation may ask for. */
+export const MAX_SECRET_OVERLAP_S = 7 * 24 * 3600;
+/** The longest a failure may last before an escalation channel hears of it, minutes (a week). */
+export const MAX_ESCALATE_AFTER = 7 * 24 * 60;
+
 export type ChannelEvent =
-  | { type: 'ChannelAdded'; data: { id: number; accountId: number; type: ChannelType; name: string; address: ChannelAddress; secret: string; at: number } }
-  | { type: 'ChannelEdited'; data: { name?: string; address?: ChannelAddress; enabled?: boolean; at: number } }
+  | { type: 'ChannelAdded'; data: { id: number; accountId: number; type: ChannelType; name: string; address: ChannelAddress; secret: string; escalateAfter?: number; at: number } }
+  | { type: 'ChannelEdited'; data: { name?: string; address?: ChannelAddress; enabled?: boolean; escalateAfter?: number; at: number } }
   | { type: 'ChannelDeleted'; data: { at: number } }
+  | { type: 'ChannelSecretRotated'; data: { secret: string; previousValidUntil: number; at: number } }
   | { type: 'ChannelFailed'; data: { failures: number; error: string; at: number } }
   | { type: 'ChannelDisabled'; data: { failures: number; error: string; at: number } }
   | { type: 'ChannelRecovered'; data: { at: number } };
 
 export type ChannelCommand =
-  | { type: 'AddChannel'; id: number; accountId: number; channelType: string; name: string; address: ChannelAddress; secret: string }
-  | { type: 'EditChannel'; id: number; accountId: number; name?: string; address?: ChannelAddress; enabled?: boolean }
+  | { type: 'AddChannel'; id: number; accountId: number; channelType: string; name: string; address: ChannelAddress; secret: string; escalateAfter?: number }
+  | { type: 'EditChannel'; id: number; accountId: number; name?: string; address?: ChannelAddress; enabled?: boolean; escalateAfter?: number }
   | { type: 'DeleteChannel'; id: number; accountId: number }
+  | { type: 'RotateChannelSecret'; id: number; accountId: number; secret: string; overlapSeconds?: number }
   | { type: 'RecordAttempt'; id: number; ok: boolean; error: string };
 
 const invalid = (message: string) => new AppError('INVALID_PARAMETER', message);
@@ -90,6 +104,14 @@ export function checkAddress(type: ChannelType, address: ChannelAddress): Channe
   }
 }
 
+function checkEscalateAfter(minutes: number | undefined): number | undefined {
+  if (minutes === undefined) return undefined;
+  if (!Number.isSafeInteger(minutes) || minutes < 0 || minutes > MAX_ESCALATE_AFTER) {
+    throw invalid(`escalateAfter: must be a whole number of minutes from 0 to ${MAX_ESCALATE_AFTER}, got ${minutes}`);
+  }
+  return minutes;
+}
+
 function checkName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length > 255) throw invalid(`name: must be at most 255 characters, got ${trimmed.length}`);
@@ -118,16 +140,17 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
   evolve(state, event) {
     if (event.type === 'ChannelAdded') {
       const { id, accountId, type, name, address, secret, at } = event.data;
-      return { id, accountId, type, name, address, secret, enabled: true, failures: 0, lastError: '', deleted: false, createdAt: at };
+      return { id, accountId, type, name, address, secret, escalateAfter: event.data.escalateAfter ?? 0, previousSecret: null, enabled: true, failures: 0, lastError: '', deleted: false, createdAt: at };
     }
     if (!state) return state;
     switch (event.type) {
       case 'ChannelEdited': {
-        const { name, address, enabled } = event.data;
+        const { name, address, enabled, escalateAfter } = event.data;
         const reenabled = enabled === true || (address !== undefined && enabled !== false);
         return {
           ...state,
           name: name ?? state.name,
+          escalateAfter: escalateAfter ?? state.escalateAfter,
           address: address ?? state.address,
           enabled: enabled ?? (reenabled ? true : state.enabled),
           failures: reenabled ? 0 : state.failures,
@@ -135,6 +158,11 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
       }
       case 'ChannelDeleted':
         return { ...state, deleted: true };
+      case 'ChannelSecretRotated': {
+        // A second rotation within the overlap ends the oldest secret at once: two at most sign.
+        const { secret, previousValidUntil, at } = event.data;
+        return { ...state, secret, previousSecret: previousValidUntil > at ? { secret: state.secret, validUntil: previousValidUntil } : null };
+      }
       case 'ChannelFailed':
         return { ...state, failures: event.data.failures, lastError: event.data.error };
       case 'ChannelDisabled':
@@ -153,7 +181,9 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
       if (!CHANNEL_TYPES.includes(type)) throw invalid(`type: must be one of ${CHANNEL_TYPES.join(', ')}, got "${command.channelType.slice(0, 40)}"`);
       const address = checkAddress(type, command.address);
       const name = checkName(command.name) || `${type} ${command.id}`;
-      return [{ type: 'ChannelAdded', data: { id: command.id, accountId: command.accountId, type, name, address, secret: type === 'webhook' ? command.secret : '', at: now } }];
+      const escalateAfter = checkEscalateAfter(command.escalateAfter);
+      const secret = type === 'webhook' ? command.secret : '';
+      return [{ type: 'ChannelAdded', data: { id: command.id, accountId: command.accountId, type, name, address, secret, ...(escalateAfter ? { escalateAfter } : {}), at: now } }];
     }
     if (command.type === 'RecordAttempt') {
       if (!state || state.deleted) return [];
@@ -165,15 +195,32 @@ export const channelDecider: Decider<ChannelCommand, Channel | null, ChannelEven
     }
     if (!state || state.deleted || state.accountId !== command.accountId) throw new AppError('NOT_FOUND', `channel ${command.id} not found`);
     if (command.type === 'DeleteChannel') return [{ type: 'ChannelDeleted', data: { at: now } }];
+    if (command.type === 'RotateChannelSecret') {
+      if (state.type !== 'webhook') throw invalid(`id: channel ${state.id} is ${state.type === 'email' ? 'an' : 'a'} ${state.type} channel; only a webhook channel has a signing secret`);
+      const overlap = command.overlapSeconds ?? DEFAULT_SECRET_OVERLAP_S;
+      if (!Number.isSafeInteger(overlap) || overlap < 0 || overlap > MAX_SECRET_OVERLAP_S) {
+        throw invalid(`overlap: must be a whole number of seconds from 0 to ${MAX_SECRET_OVERLAP_S}, got ${overlap}`);
+      }
+      return [{ type: 'ChannelSecretRotated', data: { secret: command.secret, previousValidUntil: now + overlap * 1000, at: now } }];
+    }
     const name = command.name === undefined ? undefined : checkName(command.name) || state.name;
     const address = command.address === undefined ? undefined : checkAddress(state.type, { ...state.address, ...command.address });
+    const escalateAfter = checkEscalateAfter(command.escalateAfter);
     const changed =
       (name !== undefined && name !== state.name) ||
       (address !== undefined && JSON.stringify(address) !== JSON.stringify(state.address)) ||
+      (escalateAfter !== undefined && escalateAfter !== state.escalateAfter) ||
       (command.enabled !== undefined && (command.enabled !== state.enabled || (command.enabled && state.failures > 0)));
     if (!changed) return [];
-    return [{ type: 'ChannelEdited', data: { name, address, enabled: command.enabled, at: now } }];
+    return [{ type: 'ChannelEdited', data: { name, address, enabled: command.enabled, ...(escalateAfter !== undefined ? { escalateAfter } : {}), at: now } }];
   },
 };
+
+/** The secrets a webhook sent at `now` is signed with, newest first: the current one, and the one it replaced while the overlap lasts. */
+export function webhookSecrets(channel: Pick<Channel, 'secret' | 'previousSecret'>, now: number): string[] {
+  const secrets = channel.secret ? [channel.secret] : [];
+  if (channel.previousSecret && now < channel.previousSecret.validUntil) secrets.push(channel.previousSecret.secret);
+  return secrets;
+}
 
 export const channelStream = (id: number) => `channel-${id}`;

@@ -5,7 +5,8 @@ import type { Channel, ChannelAddress } from './channel.ts';
 /**
  * Which parts of a channel are secrets, and how they are sealed and opened: a chat or webhook URL
  * (for Slack, Discord and Teams the URL itself lets anyone post), a Telegram bot token, and a
- * webhook's signing secret. An email address and a chat id are not. Pure: the sealing is given.
+ * webhook's signing secrets (the one it was added with, and each one a rotation gave it). An email
+ * address and a chat id are not. Pure: the sealing is given.
  */
 
 const mapAddress = (address: ChannelAddress, fn: (v: string) => string): ChannelAddress => {
@@ -18,7 +19,7 @@ const mapAddress = (address: ChannelAddress, fn: (v: string) => string): Channel
 type ChannelEventData = { address?: ChannelAddress; secret?: unknown };
 
 const mapEvent = <E extends { type: string; data: unknown }>(event: E, fn: (v: string) => string): E => {
-  if (event.type !== 'ChannelAdded' && event.type !== 'ChannelEdited') return event;
+  if (event.type !== 'ChannelAdded' && event.type !== 'ChannelEdited' && event.type !== 'ChannelSecretRotated') return event;
   if (typeof event.data !== 'object' || event.data === null) return event;
   const data: ChannelEventData = { ...(event.data as ChannelEventData) };
   if (data.address) data.address = mapAddress(data.address, fn);
@@ -37,4 +38,5 @@ export const openChannel = (channel: Channel, sealer: Sealer): Channel => ({
   ...channel,
   address: mapAddress(channel.address, (v) => sealer.open(v)),
   secret: channel.secret ? sealer.open(channel.secret) : channel.secret,
+  previousSecret: channel.previousSecret ? { ...channel.previousSecret, secret: sealer.open(channel.previousSecret.secret) } : null,
 });

@@ -108,3 +108,6 @@ export const DELIVERY_CATEGORY = 'notifydelivery';
 export const OLD_DELIVERY_CATEGORY = 'notification';
 
 export const deliveryStream = (notificationId: string, category = DELIVERY_CATEGORY) => `${category}-${notificationId}`;
+
+/** The `webhook-id` of a notification's message to one channel: every attempt of that delivery carries it. */
+export const deliveryId = (notificationId: string, channelId: number) => `msg_${notificationId}_${channelId}`;

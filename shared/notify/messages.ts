@@ -1,6 +1,7 @@
-import { signWebhook } from '../signing.ts';
+import { signWebhook, standardWebhookHeaders } from '../signing.ts';
 import type { ChannelAddress, ChannelType } from './channel.ts';
-import type { Trigger, TriggerKind } from './rules.ts';
+import { hostGroups, hostLine } from './hostGroups.ts';
+import type { Trigger, TriggerKind } from './trigger.ts';
 
 /**
  * What each kind of channel receives. A notification never carries the job's password, the
@@ -25,6 +26,8 @@ export interface MessageContext {
   publicUrl?: string;
   /** Signing time of a webhook, ms. */
   now: number;
+  /** A webhook's `webhook-id`: the same for every attempt of one message to one channel, so a receiver can drop a repeat. */
+  deliveryId: string;
   /** Where Telegram's Bot API is (tests point it at a local receiver). */
   telegramApi?: string;
 }
@@ -48,6 +51,7 @@ const VERB: Record<TriggerKind, string> = {
   okay: 'is okay again',
   match: 'matched its notify text',
   slow: 'was slow',
+  rate: 'is failing often',
 };
 
 const jobTitle = (t: Trigger) => (t.job.name ? `"${t.job.name}" (#${t.job.id})` : `cron job #${t.job.id}`);
@@ -76,13 +80,32 @@ export function facts(t: Trigger, ctx: MessageContext): [string, string][] {
   return rows;
 }
 
-/** The subject (and chat title): which job and what happened, or a count when merged. */
+/**
+ * The subject (and chat title): which job and what happened; when merged, the host most of its
+ * failing jobs call, or a count.
+ */
 export function subject(triggers: Trigger[]): string {
   if (triggers.length === 1) return `Tock: ${headline(triggers[0]!).replace(/^Cron job /, '')}`;
+  const [top] = hostGroups(triggers);
+  if (top) {
+    const others = new Set(triggers.map((t) => t.job.id).filter((id) => !top.jobs.includes(id))).size;
+    return `Tock: ${top.host}: ${top.jobs.length} jobs failing${others ? `, ${others} more cron job${others === 1 ? ' needs' : 's need'} attention` : ''}`;
+  }
   const counts = new Map<TriggerKind, number>();
   for (const t of triggers) counts.set(t.kind, (counts.get(t.kind) ?? 0) + 1);
   const parts = [...counts].map(([kind, n]) => `${n} ${VERB[kind]}`);
   return `Tock: ${triggers.length} cron jobs need attention (${parts.join(', ')})`;
+}
+
+/**
+ * The message's host lines ("api.example.com: 37 jobs failing since 10:02 UTC, ..."), none when no
+ * host has two failing jobs; a chat shows the largest SHOWN_IN_CHAT, each cut to 200 characters.
+ */
+function hostLines(triggers: Trigger[], ctx: MessageContext, chat = false): string[] {
+  const lines = hostGroups(triggers).map((g) => hostLine(g, ctx.now));
+  if (!chat) return lines;
+  const shown = lines.slice(0, SHOWN_IN_CHAT).map((l) => clip(l, 200));
+  return lines.length > SHOWN_IN_CHAT ? [...shown, `…and ${lines.length - SHOWN_IN_CHAT} more hosts`] : shown;
 }
 
 const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -100,7 +123,10 @@ export function emailMessage(triggers: Trigger[], ctx: MessageContext): EmailMes
       return `<h3>${escapeHtml(headline(t))}</h3><table>${rows}</table>${output}`;
     })
     .join('<hr>');
-  return { subject: subject(triggers), text: `${text}\n\n-- Tock\n`, html: `<!doctype html><html><body>${html}<p>-- Tock</p></body></html>` };
+  const hosts = hostLines(triggers, ctx);
+  const hostText = hosts.length ? `By host:\n${hosts.map((l) => `  ${l}`).join('\n')}\n\n` : '';
+  const hostHtml = hosts.length ? `<h3>By host</h3><ul>${hosts.map((l) => `<li>${escapeHtml(l)}</li>`).join('')}</ul><hr>` : '';
+  return { subject: subject(triggers), text: `${hostText}${text}\n\n-- Tock\n`, html: `<!doctype html><html><body>${hostHtml}${html}<p>-- Tock</p></body></html>` };
 }
 
 /** FastCron's webhook fields for one trigger (status 1 failed, 0 okay). */
@@ -125,12 +151,17 @@ export function webhookFields(t: Trigger) {
   };
 }
 
-/** The first trigger's fields at the top level (FastCron receivers read those), every trigger in `notifications`. */
-export function webhookMessage(triggers: Trigger[], address: ChannelAddress, secret: string, ctx: MessageContext): HttpMessage {
+/**
+ * The first trigger's fields at the top level (FastCron receivers read those), every trigger in
+ * `notifications`; signed twice, the same secrets in each: X-Tock-Signature and Standard Webhooks.
+ */
+export function webhookMessage(triggers: Trigger[], address: ChannelAddress, secrets: readonly string[], ctx: MessageContext): HttpMessage {
   const [first] = triggers;
   if (!first) throw new Error('webhookMessage: no notification to send');
-  const body = JSON.stringify({ ...webhookFields(first), count: triggers.length, notifications: triggers.map(webhookFields) });
-  return { url: address.url!, headers: { 'content-type': 'application/json', 'x-tock-signature': signWebhook(secret, body, ctx.now) }, body };
+  const hosts = hostGroups(triggers).map((g) => ({ host: g.host, count: g.jobs.length, jobs: g.jobs, since: g.since, error: g.error }));
+  const body = JSON.stringify({ ...webhookFields(first), count: triggers.length, hosts, notifications: triggers.map(webhookFields) });
+  const headers = { 'content-type': 'application/json', 'x-tock-signature': signWebhook(secrets, body, ctx.now), ...standardWebhookHeaders(secrets, ctx.deliveryId, body, ctx.now) };
+  return { url: address.url!, headers, body };
 }
 
 const SHOWN_IN_CHAT = 10;
@@ -142,6 +173,8 @@ const json = (url: string, payload: unknown): HttpMessage => ({ url, headers: { 
 export function slackMessage(triggers: Trigger[], address: ChannelAddress, ctx: MessageContext): HttpMessage {
   const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const blocks: unknown[] = [{ type: 'header', text: { type: 'plain_text', text: clip(subject(triggers), 150) } }];
+  const hosts = hostLines(triggers, ctx, true);
+  if (hosts.length) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*By host*\n${hosts.map((l) => `• ${escape(l)}`).join('\n')}`, 3000) } });
   for (const t of triggers.slice(0, SHOWN_IN_CHAT)) {
     const lines = facts(t, ctx).map(([k, v]) => (k === 'Logs' ? `*${k}:* <${v}|view logs>` : `*${k}:* ${escape(v)}`));
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*${escape(headline(t))}*\n${lines.join('\n')}`, 3000) } });
@@ -171,13 +204,14 @@ export function discordMessage(triggers: Trigger[], address: ChannelAddress, ctx
     used += size(e);
   }
   const left = triggers.length - embeds.length;
-  const content = [subject(triggers), left > 0 ? `…and ${left} more` : ''].filter(Boolean).join('\n');
+  const content = [subject(triggers), ...hostLines(triggers, ctx, true), left > 0 ? `…and ${left} more` : ''].filter(Boolean).join('\n');
   return json(address.url!, { content: clip(content, 2000), embeds, allowed_mentions: { parse: [] } });
 }
 
 /** Teams (Workflows "post to a channel when a webhook request is received"): a message with an Adaptive Card. */
 export function teamsMessage(triggers: Trigger[], address: ChannelAddress, ctx: MessageContext): HttpMessage {
   const body: unknown[] = [{ type: 'TextBlock', text: subject(triggers), weight: 'Bolder', size: 'Medium', wrap: true }];
+  for (const line of hostLines(triggers, ctx, true)) body.push({ type: 'TextBlock', text: line, wrap: true });
   for (const t of triggers.slice(0, SHOWN_IN_CHAT)) {
     body.push({ type: 'TextBlock', text: headline(t), weight: 'Bolder', wrap: true, separator: true });
     body.push({ type: 'FactSet', facts: facts(t, ctx).map(([title, value]) => ({ title, value })) });
@@ -201,7 +235,7 @@ export function telegramMessage(triggers: Trigger[], address: ChannelAddress, ct
     for (const [k, v] of facts(t, ctx)) lines.push(k === 'Logs' ? `<a href="${escapeHtml(v)}">View logs</a>` : `${escapeHtml(k)}: ${escapeHtml(clip(v, 300))}`);
     return lines.join('\n');
   });
-  let text = `<b>${escapeHtml(subject(triggers))}</b>`;
+  let text = [`<b>${escapeHtml(subject(triggers))}</b>`, ...hostLines(triggers, ctx, true).map(escapeHtml)].join('\n');
   let shown = 0;
   for (const block of blocks) {
     if (text.length + block.length > 3900) break;
@@ -218,11 +252,11 @@ export function telegramMessage(triggers: Trigger[], address: ChannelAddress, ct
   });
 }
 
-/** The HTTP request a non-email channel receives. */
-export function httpMessage(type: Exclude<ChannelType, 'email'>, triggers: Trigger[], address: ChannelAddress, secret: string, ctx: MessageContext): HttpMessage {
+/** The HTTP request a non-email channel receives; `secrets` sign a webhook (newest first). */
+export function httpMessage(type: Exclude<ChannelType, 'email'>, triggers: Trigger[], address: ChannelAddress, secrets: readonly string[], ctx: MessageContext): HttpMessage {
   switch (type) {
     case 'webhook':
-      return webhookMessage(triggers, address, secret, ctx);
+      return webhookMessage(triggers, address, secrets, ctx);
     case 'slack':
       return slackMessage(triggers, address, ctx);
     case 'discord':

@@ -51,12 +51,15 @@ function jobCases(now: number) {
 
 /** [header, body, secret, expected] for webhooks, signed by the notifier at `now`. */
 function webhookCases(now: number) {
-  const signed = signWebhook(SECRET, BODY, now);
+  const signed = signWebhook([SECRET], BODY, now);
+  const signedBoth = signWebhook([SECRET, OLD_SECRET], BODY, now);
   return [
     [signed, BODY, SECRET, true],
+    [signedBoth, BODY, SECRET, true],
+    [signedBoth, BODY, OLD_SECRET, true],
     [signed, BODY.replace('fails', 'okay'), SECRET, false],
     [signed, BODY, OLD_SECRET, false],
-    [signWebhook(SECRET, BODY, now - 600_000), BODY, SECRET, false],
+    [signWebhook([SECRET], BODY, now - 600_000), BODY, SECRET, false],
   ] as const;
 }
 
@@ -88,7 +91,7 @@ describe('docs/api.md: the signature checks users copy', () => {
     }
   });
 
-  it('webhooks, JavaScript: accepts what the notifier signs, refuses a changed body, another secret or an old timestamp', async () => {
+  it('webhooks, JavaScript: accepts what the notifier signs (either secret after a rotation), refuses a changed body, another secret or an old timestamp', async () => {
     const verifyTockWebhook = await loadJs(block(section('Webhook notifications'), 'js'), 'verifyTockWebhook');
     for (const [header, body, secret, expected] of webhookCases(Date.now())) {
       expect(verifyTockWebhook(header, Buffer.from(body), secret), `${body} ${secret}`).to.equal(expected);

@@ -1,7 +1,18 @@
 import { expect } from 'chai';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { accountDecider, type AccountEvent } from '../../services/jobs/account.ts';
-import { SIGNING_SECRET_GRACE_MS, newSigningSecret, signJobCall, signWebhook, signingKeys } from '../../shared/signing.ts';
+import { Webhook } from 'standardwebhooks';
+import {
+  SIGNING_SECRET_GRACE_MS,
+  newSigningSecret,
+  newWebhookSecret,
+  signJobCall,
+  signWebhook,
+  signingKeys,
+  standardWebhookHeaders,
+  standardWebhookSecret,
+  webhookKeyBytes,
+} from '../../shared/signing.ts';
 
 /**
  * A receiver's check written from the documented format only (not with Tock's signing code):
@@ -85,10 +96,67 @@ describe('signed job requests (shared/signing)', () => {
 describe('webhook signature (shared/signing signWebhook)', () => {
   it('signs "<t>.<body>" with the channel secret, so a job call\'s formula does not verify it', () => {
     const secret = 'channel-secret';
-    const header = signWebhook(secret, request.body, T0);
+    const header = signWebhook([secret], request.body, T0);
     const t = T0 / 1000;
     expect(header).to.equal(`t=${t},v1=${createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex')}`);
     expect(verifies(header, secret, request.method, request.url, request.body, t), 'the job-call formula').to.equal(false);
     expect(signJobCall([{ secret, validUntil: 0 }], request, T0), 'the two formulas differ on the same body').to.not.equal(header);
+  });
+
+  it('signs with every secret given, newest first, one v1= each', () => {
+    const t = T0 / 1000;
+    const v1 = (secret: string) => createHmac('sha256', secret).update(`${t}.${request.body}`).digest('hex');
+    expect(signWebhook(['new', 'old'], request.body, T0)).to.equal(`t=${t},v1=${v1('new')},v1=${v1('old')}`);
+  });
+});
+
+describe('Standard Webhooks headers (shared/signing standardWebhookHeaders), checked with the npm standardwebhooks library', () => {
+  const body = '{"id":12,"status":1,"message":"fails"}';
+  const id = 'msg_5b1e4c1a-2f0e-4d8e-9a57-0c3b9f3f2d10_7';
+
+  it('a new channel secret is whsec_ and 32 random bytes in standard base64, which the library takes as it is', () => {
+    const secret = newWebhookSecret();
+    expect(secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(webhookKeyBytes(secret)).to.have.length(32);
+    expect(newWebhookSecret()).to.not.equal(secret);
+    expect(() => new Webhook(secret)).to.not.throw();
+  });
+
+  it('verifies with the library; a changed body, id or timestamp, or another secret, does not', () => {
+    const secret = newWebhookSecret();
+    const now = Date.now();
+    const headers = standardWebhookHeaders([secret], id, body, now);
+    expect(headers['webhook-id']).to.equal(id);
+    expect(headers['webhook-timestamp']).to.equal(String(Math.floor(now / 1000)));
+    expect(headers['webhook-signature']).to.match(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(new Webhook(secret).verify(body, headers)).to.deep.equal(JSON.parse(body));
+    expect(() => new Webhook(secret).verify(body.replace('fails', 'okay'), headers)).to.throw('No matching signature found');
+    expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-id': `${id}x` })).to.throw('No matching signature found');
+    expect(() => new Webhook(secret).verify(body, { ...headers, 'webhook-timestamp': String(Math.floor(now / 1000) - 1) })).to.throw('No matching signature found');
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).to.throw('No matching signature found');
+    // The library refuses a timestamp more than 5 minutes old: a replay.
+    expect(() => new Webhook(secret).verify(body, standardWebhookHeaders([secret], id, body, now - 600_000))).to.throw('Message timestamp too old');
+  });
+
+  it('with two secrets (a rotation\'s overlap) the signature holds two space-separated entries, and either secret verifies', () => {
+    const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
+    const headers = standardWebhookHeaders([current, previous], id, body, Date.now());
+    expect(headers['webhook-signature'].split(' ').map((s) => s.slice(0, 3))).to.deep.equal(['v1,', 'v1,']);
+    expect(() => new Webhook(current).verify(body, headers)).to.not.throw();
+    expect(() => new Webhook(previous).verify(body, headers)).to.not.throw();
+    expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).to.throw('No matching signature found');
+  });
+
+  it('a secret shown before the whsec_ form (bare base64url) keys the same bytes; its whsec_ form verifies with the library', () => {
+    // 0xfb bytes give "+" and "/" in standard base64, "-" and "_" in base64url: the library refuses the latter.
+    const legacy = Buffer.alloc(32, 0xfb).toString('base64url');
+    expect(legacy).to.match(/[-_]/);
+    expect(() => new Webhook(legacy)).to.throw(/incorrect characters/);
+    expect(webhookKeyBytes(legacy)).to.deep.equal(Buffer.alloc(32, 0xfb));
+    const standard = standardWebhookSecret(legacy);
+    expect(standard).to.equal(`whsec_${Buffer.alloc(32, 0xfb).toString('base64')}`);
+    expect(standardWebhookSecret(standard), 'a whsec_ secret is already in that form').to.equal(standard);
+    const headers = standardWebhookHeaders([legacy], id, body, Date.now());
+    expect(() => new Webhook(standard).verify(body, headers)).to.not.throw();
   });
 });

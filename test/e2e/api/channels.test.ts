@@ -30,7 +30,7 @@ describe('notification channels API (embedded mode)', function () {
     const added = await ok(alice.call('channel_add', { type: 'webhook', name: 'ops hook', url: `${receiver.url}/hook/secret-path` }));
     expect(added).to.include({ type: 'webhook', name: 'ops hook', enabled: true, failures: 0, lastError: '' });
     expect(added.id).to.be.a('number');
-    expect(added.secret).to.match(/^[A-Za-z0-9_-]{43}$/);
+    expect(added.secret).to.match(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(added.url).to.equal(`${new URL(receiver.url).protocol}//${new URL(receiver.url).host}/****`);
     const listed = await ok(alice.call('channel_list', {}, { method: 'GET' }));
     expect(listed).to.have.length(1);
@@ -56,6 +56,19 @@ describe('notification channels API (embedded mode)', function () {
     const telegram = await ok(alice.call('channel_add', { type: 'telegram', bot_token: '123456:AAbbCCddEEffGGhhIIjjKKllMM', chat_id: '-100200300' }));
     expect(telegram).to.include({ botToken: '****llMM', chatId: '-100200300' });
     for (const c of [email, telegram]) await ok(alice.call('channel_delete', { id: c.id }));
+  });
+
+  it('escalateAfter makes an escalation channel; a bad value is refused naming the parameter, and changes nothing', async () => {
+    const hook = await ok(alice.call('channel_add', { type: 'webhook', url: `${receiver.url}/escalation`, escalateAfter: 30 }));
+    expect(hook).to.include({ escalateAfter: 30 });
+    expect((await ok(alice.call('channel_list'))).find((c: { id: number }) => c.id === hook.id)).to.include({ escalateAfter: 30 });
+    expect(await ok(alice.call('channel_edit', { id: hook.id, escalate_after: '0' }, { as: 'form' }))).to.include({ escalateAfter: 0 });
+    const before = JSON.stringify(await ok(alice.call('channel_list')));
+    expect(await fails(alice.call('channel_add', { type: 'webhook', url: `${receiver.url}/x`, escalateAfter: -1 }), 3)).to.equal('escalateAfter: must be a whole number of minutes from 0 to 10080, got -1');
+    expect(await fails(alice.call('channel_edit', { id: hook.id, escalateAfter: 10_081 }), 3)).to.match(/^escalateAfter: must be a whole number of minutes from 0 to 10080/);
+    expect(await fails(alice.call('channel_edit', { id: hook.id, escalateAfter: 'soon' }), 3)).to.match(/^escalateAfter: /);
+    expect(JSON.stringify(await ok(alice.call('channel_list')))).to.equal(before);
+    await ok(alice.call('channel_delete', { id: hook.id }));
   });
 
   it("another account's channel is code 5 for edit, delete and test, like a missing one, and is not listed", async () => {

@@ -94,6 +94,17 @@ describe('CLI: owner commands over the public API (embedded mode)', function () 
     expect((await tock('jobs', 'test')).code).to.equal(2);
   });
 
+  it('jobs snooze and unsnooze: the notifications silenced for a while or until recovery, then on again', async () => {
+    const job = await ok(target.api.call('cron_add', { url: `${site.url}/snooze`, expression: 'manual' }));
+    const [timed, untilRecovery] = await Promise.all([tock('jobs', 'snooze', String(job.id), '--for', '2 hours'), tockJson('jobs', 'snooze', String(job.id))]);
+    expect(timed.code, timed.stderr).to.equal(0);
+    expect(timed.stdout).to.match(new RegExp(`^job ${job.id}: notifications snoozed until \\d{4}-\\d\\d-\\d\\dT[\\d:]+Z`));
+    expect(untilRecovery).to.include({ id: job.id, snoozed: true, untilRecovery: true });
+    const off = await tock('jobs', 'unsnooze', String(job.id));
+    expect(off.stdout.trim()).to.equal(`job ${job.id}: notifications on`);
+    expect(await ok(target.api.call('cron_unsnooze', { id: job.id }))).to.include({ snoozed: false });
+  });
+
   it('jobs run calls the URL; logs shows the result oldest first; --follow prints new ones as they come', async () => {
     const job = await ok(target.api.call('cron_add', { url: `${site.url}/run`, expression: 'manual' }));
     const ran = await tock('jobs', 'run', String(job.id));

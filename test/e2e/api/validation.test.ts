@@ -35,6 +35,12 @@ const INVALID: [string, unknown, number, RegExp][] = [
   ['failureThreshold', 101, 3, /1 to 100/],
   ['notifyTime', -1, 3, /0 to 86400/],
   ['notifyTime', 86401, 3, /0 to 86400/],
+  ['notifyFailureRate', -1, 3, /0 to 100 percent/],
+  ['notifyFailureRate', 101, 3, /0 to 100 percent/],
+  ['notifyFailureWindow', 0, 3, /1 to 1440 minutes/],
+  ['notifyFailureWindow', 1441, 3, /1 to 1440 minutes/],
+  ['notifyReminder', -1, 3, /0 to 168 hours/],
+  ['notifyReminder', 169, 3, /0 to 168 hours/],
   ['keyword', long(101), 3, /at most 100 characters/],
   ['pattern', long(256), 3, /at most 255 characters/],
   ['name', long(256), 3, /at most 255/],
@@ -58,8 +64,8 @@ const INVALID: [string, unknown, number, RegExp][] = [
 
 /** Values at the edge of each limit, all accepted. */
 const BOUNDARIES: Record<string, unknown>[] = [
-  { timeout: 5, instances: 0, notifyEvery: 1, failureThreshold: 1, delay: 0, notifyTime: 0 },
-  { timeout: 7200, instances: 5, notifyEvery: 100, failureThreshold: 100, delay: 1440, notifyTime: 86400 },
+  { timeout: 5, instances: 0, notifyEvery: 1, failureThreshold: 1, delay: 0, notifyTime: 0, notifyFailureRate: 0, notifyFailureWindow: 1, notifyReminder: 0 },
+  { timeout: 7200, instances: 5, notifyEvery: 100, failureThreshold: 100, delay: 1440, notifyTime: 86400, notifyFailureRate: 100, notifyFailureWindow: 1440, notifyReminder: 168 },
   { keyword: long(100), pattern: long(255), name: long(255) },
   { timeout: '30', instances: ' 2 ', delay: '+3', notify: 'no' },
 ];

@@ -61,10 +61,13 @@ export async function execute(bus: ReturnType<typeof createInProcessBus>, jobId:
   return runId;
 }
 
-/** The notifier on a fresh SQLite store and in-process bus, on a fake clock. */
-export async function startHarness(options: Partial<NotifierOptions> & { seed?: (store: EventStore) => Promise<void> } = {}) {
+/**
+ * The notifier on a fresh SQLite store and in-process bus, on a fake clock that starts at T0, or
+ * at `startAt` (a receiver whose library checks timestamps against its own clock needs today).
+ */
+export async function startHarness(options: Partial<NotifierOptions> & { seed?: (store: EventStore) => Promise<void>; startAt?: number } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-'));
-  const clock = new FakeClock(T0);
+  const clock = new FakeClock(options.startAt ?? T0);
   const store = openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
   await options.seed?.(store);
   const bus = createInProcessBus({ clock });

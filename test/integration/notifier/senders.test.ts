@@ -20,6 +20,8 @@ const webhook = (url: string): Channel => ({
   name: 'hook',
   address: { url: testSecrets.seal(url) },
   secret: testSecrets.seal('whsec_x'),
+  previousSecret: null,
+  escalateAfter: 0,
   enabled: true,
   failures: 0,
   lastError: '',
@@ -37,7 +39,7 @@ describe('notifier senders: an egress refusal', () => {
         [`http://localhost:${port}/hook`, /^localhost resolved to (127\.0\.0\.1|::1), a loopback address$/],
         [`http://127.0.0.1:${port}/hook`, /^127\.0\.0\.1 is a loopback address$/],
       ] as const) {
-        const outcome = await senders.send(webhook(url), [trigger], NOW);
+        const outcome = await senders.send(webhook(url), [trigger], NOW, 'msg_1');
         expect(outcome, url).to.include({ ok: false, error: "refused by egress policy: the channel's address is not an allowed target" });
         expect(outcome.detail, url).to.match(detail);
       }

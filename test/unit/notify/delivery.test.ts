@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import {
   batchDecider,
-  batchDueAt,
   channelDecider,
+  pendingSpan,
+  FIRST_GATHER_MS,
+  notificationDueAt,
   CHANNEL_FAILURE_LIMIT,
   decideDelivery,
   evolveDelivery,
@@ -27,28 +29,58 @@ const trigger = (jobId: number, key: string, at = NOW, channels: number[] | null
   execution: { runId: key, time: NOW / 1000, failed: true, httpStatus: 500, error: 'HTTP status 500', output: '', downloaded: 0, executionTime: 0.1 },
 });
 
+/** Channels as the dispatcher hands them over: ids, none of them an escalation channel. */
+const plain = (...ids: number[]) => ids.map((id) => ({ id, escalateAfter: 0 }));
+
 const replay = (events: DeliveryEvent[]) => events.reduce(evolveDelivery, {} as DeliveryState);
 
 describe('merging, delivery and channel rules (shared/notify)', () => {
   describe('merge window', () => {
-    it('a batch is due one window after its oldest trigger', () => {
-      expect(batchDueAt([{ at: NOW + 5 }, { at: NOW }, { at: NOW + 59_000 }], 60_000)).to.equal(NOW + 60_000);
-      expect(batchDueAt([], 60_000)).to.equal(null);
+    it('the span of pending triggers: the oldest and the newest', () => {
+      expect(pendingSpan([{ at: NOW + 5 }, { at: NOW }, { at: NOW + 59_000 }])).to.deep.equal({ oldest: NOW, newest: NOW + 59_000 });
+      expect(pendingSpan([])).to.equal(null);
+    });
+
+    it('a quiet account\'s first notification is due once triggers stop for the gather (at most a window); later ones when the window after the last closes', () => {
+      expect(FIRST_GATHER_MS).to.equal(2_000);
+      const at = (oldest: number, newest = oldest) => ({ oldest, newest });
+      // Never notified, or not within the window: the gather after the newest trigger.
+      expect(notificationDueAt(at(NOW), undefined, 60_000)).to.equal(NOW + 2_000);
+      expect(notificationDueAt(at(NOW), NOW - 60_000, 60_000)).to.equal(NOW + 2_000);
+      expect(notificationDueAt(at(NOW, NOW + 1_500), undefined, 60_000), 'a burst still coming').to.equal(NOW + 3_500);
+      expect(notificationDueAt(at(NOW, NOW + 59_000), undefined, 60_000), 'but never later than the window').to.equal(NOW + 60_000);
+      // Notified 10 s before: merged until the window after that notification closes.
+      expect(notificationDueAt(at(NOW), NOW - 10_000, 60_000)).to.equal(NOW + 50_000);
+      expect(notificationDueAt(at(NOW), NOW - 59_000, 60_000), 'the window ends 1 s later, before the gather').to.equal(NOW + 2_000);
+      // A window shorter than the gather caps it; no window: at once.
+      expect(notificationDueAt(at(NOW), undefined, 500)).to.equal(NOW + 500);
+      expect(notificationDueAt(at(NOW), NOW, 0)).to.equal(NOW);
     });
 
     it('500 triggers at once are one notification; the same triggers are never decided twice', () => {
       const triggers = Array.from({ length: 500 }, (_, i) => trigger(i + 1, `r${i}:failed`));
-      const events = batchDecider.decide({ id: 'n1', accountId: 1, triggers, channels: [3, 4] }, batchDecider.initialState(), NOW);
+      const events = batchDecider.decide({ id: 'n1', accountId: 1, triggers, channels: plain(3, 4) }, batchDecider.initialState(), NOW);
       expect(events).to.have.length(1);
       expect(events[0]!.data.routes.map((r) => [r.channelId, r.keys.length])).to.deep.equal([[3, 500], [4, 500]]);
       const state = events.reduce(batchDecider.evolve, batchDecider.initialState());
-      expect(batchDecider.decide({ id: 'n2', accountId: 1, triggers, channels: [3] }, state, NOW)).to.deep.equal([]);
+      expect(batchDecider.decide({ id: 'n2', accountId: 1, triggers, channels: plain(3) }, state, NOW)).to.deep.equal([]);
     });
 
     it('a job naming channels is routed only to those; a channel with nothing to say gets nothing', () => {
-      const routes = routesFor([trigger(1, 'a', NOW, [4]), trigger(2, 'b')], [3, 4, 5]);
+      const routes = routesFor([trigger(1, 'a', NOW, [4]), trigger(2, 'b')], plain(3, 4, 5));
       expect(routes).to.deep.equal([{ channelId: 3, keys: ['b'] }, { channelId: 4, keys: ['a', 'b'] }, { channelId: 5, keys: ['b'] }]);
-      expect(routesFor([trigger(1, 'a', NOW, [9])], [3])).to.deep.equal([]);
+      expect(routesFor([trigger(1, 'a', NOW, [9])], plain(3))).to.deep.equal([]);
+    });
+
+    it('an escalation channel takes only the triggers of a failure past its threshold; the others all but escalation-only ones', () => {
+      const t = (key: string, over: Partial<Trigger>) => ({ ...trigger(1, key), ...over });
+      const triggers = [t('early', {}), t('late', { escalated: 30 }), t('later', { escalated: 120 }), t('only', { escalated: 30, onlyEscalation: true })];
+      const channels = [{ id: 3, escalateAfter: 0 }, { id: 4, escalateAfter: 30 }, { id: 5, escalateAfter: 120 }, { id: 6, escalateAfter: 240 }];
+      expect(routesFor(triggers, channels)).to.deep.equal([
+        { channelId: 3, keys: ['early', 'late', 'later'] },
+        { channelId: 4, keys: ['late', 'later', 'only'] },
+        { channelId: 5, keys: ['later'] },
+      ]);
     });
   });
 

@@ -12,7 +12,7 @@ const trigger = (i: number, over: Partial<Trigger['execution']> = {}): Trigger =
   execution: { runId: `r${i}`, time: NOW / 1000, failed: true, httpStatus: 502, error: 'E'.repeat(2000), output: 'O'.repeat(1000), downloaded: 1000, executionTime: 1.25, ...over },
 });
 const many = Array.from({ length: 500 }, (_, i) => trigger(i + 1));
-const ctx = { now: NOW, publicUrl: 'https://tock.example.com/' };
+const ctx = { now: NOW, deliveryId: 'msg_1', publicUrl: 'https://tock.example.com/' };
 
 describe('notification messages (shared/notify)', () => {
   it('masks the credentials of a URL, keeps everything else', () => {
@@ -23,7 +23,11 @@ describe('notification messages (shared/notify)', () => {
 
   it('subjects: the job and what happened, or a count by kind', () => {
     expect(subject([trigger(1)])).to.equal('Tock: "job <1> & co" (#1) failed');
-    expect(subject([trigger(1), { ...trigger(2), kind: 'okay' }, trigger(3)])).to.equal('Tock: 3 cron jobs need attention (2 failed, 1 is okay again)');
+    const onHost = (t: Trigger, host: string): Trigger => ({ ...t, job: { ...t.job, url: `https://${host}/x` } });
+    expect(subject([onHost(trigger(1), 'a.example'), { ...trigger(2), kind: 'okay' }, onHost(trigger(3), 'b.example')])).to.equal('Tock: 3 cron jobs need attention (2 failed, 1 is okay again)');
+    // Two failing jobs or more against one host: the subject names it.
+    expect(subject([trigger(1), trigger(2), onHost(trigger(3), 'b.example')])).to.equal('Tock: example.com: 2 jobs failing, 1 more cron job needs attention');
+    expect(subject(many)).to.equal('Tock: example.com: 500 jobs failing');
   });
 
   it('500 jobs in one message stay within each chat service\'s documented limits', () => {
@@ -54,13 +58,13 @@ describe('notification messages (shared/notify)', () => {
     expect(email.text.match(/^Cron job /gm)).to.have.length(500);
     expect(email.html).to.include('<h3>Cron job &quot;job &lt;1&gt; &amp; co&quot; (#1) failed</h3>');
     expect(email.html).to.include('<a href="https://tock.example.com/api/v1/cron_logs?id=1">');
-    const hook = JSON.parse(webhookMessage(many, { url: 'https://x.example/' }, 'k', ctx).body);
+    const hook = JSON.parse(webhookMessage(many, { url: 'https://x.example/' }, ['k'], ctx).body);
     expect(hook.count).to.equal(500);
     expect(hook.notifications).to.have.length(500);
   });
 
   it('a success is status 0, "okay"', () => {
-    const body = JSON.parse(webhookMessage([{ ...trigger(1, { failed: false, httpStatus: 200, error: '' }), kind: 'okay' }], { url: 'https://x.example/' }, 'k', ctx).body);
+    const body = JSON.parse(webhookMessage([{ ...trigger(1, { failed: false, httpStatus: 200, error: '' }), kind: 'okay' }], { url: 'https://x.example/' }, ['k'], ctx).body);
     expect(body).to.include({ status: 0, message: 'okay', event: 'okay', httpStatus: 200 });
   });
 });

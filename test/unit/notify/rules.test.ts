@@ -17,10 +17,14 @@ const job = (over: Partial<JobFacts> = {}): JobFacts => ({
   notifyEvery: 1,
   notifyMatch: '',
   notifyTime: null,
+  notifyFailureRate: null,
+  notifyFailureWindow: 60,
   failureThreshold: 20,
   muted: false,
   enabledAt: 0,
   channels: null,
+  notifyReminder: null,
+  escalations: [],
   ...over,
 });
 
@@ -51,6 +55,16 @@ function given(settings: Partial<JobFacts>, executions: ExecutionFacts[], state:
 }
 
 describe('notification rules (shared/notify)', () => {
+  it('a failure trigger says since when the job is failing (its first failed run); okay says it of the failure that ended', () => {
+    const t0 = Math.floor(NOW / 1000);
+    const { triggers, state } = given({}, [ok({ time: t0 }), fail({ time: t0 + 60 }), fail({ time: t0 + 120 }), ok({ time: t0 + 180 }), fail({ time: t0 + 240 })]);
+    expect(triggers.map((t) => [t.kind, t.failingSince])).to.deep.equal([['failed', t0 + 60], ['failed', t0 + 60], ['okay', t0 + 60], ['failed', t0 + 240]]);
+    expect(state.failingSince).to.equal(t0 + 240);
+    expect(given({}, [fail({ time: t0 }), ok({ time: t0 + 60 })]).state.failingSince).to.equal(0);
+    // A success that only matched its notify text has no failure to tell of.
+    expect(given({ notifyMatch: 'ok' }, [ok()]).triggers[0]).to.not.have.property('failingSince');
+  });
+
   it('every failure notifies with notifyEvery 1; the first success after it says okay again, once', () => {
     const { kinds, triggers } = given({}, [fail(), fail(), ok(), ok()]);
     expect(kinds).to.deep.equal(['failed', 'failed', 'okay']);

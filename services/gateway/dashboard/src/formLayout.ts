@@ -32,6 +32,9 @@ export const FORM_LAYOUT: Record<string, { label: string; group: FormGroup }> = 
   notifyEvery: { label: 'Notify on every n-th failure', group: 'Failures and notifications' },
   notifyMatch: { label: 'Notify when the answer contains', group: 'Failures and notifications' },
   notifyTime: { label: 'Notify when a run takes longer than (seconds)', group: 'Failures and notifications' },
+  notifyFailureRate: { label: 'Notify when this % of recent runs failed', group: 'Failures and notifications' },
+  notifyFailureWindow: { label: 'Recent runs: the last (minutes)', group: 'Failures and notifications' },
+  notifyReminder: { label: 'While failing, remind every (hours)', group: 'Failures and notifications' },
   notifyChannels: { label: 'Notify these channels', group: 'Failures and notifications' },
 };
 

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/notifier.proto.
  */
 export const file_tock_v1_notifier: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0b2NrL3YxL25vdGlmaWVyLnByb3RvEgd0b2NrLnYxIswBCgdDaGFubmVsEgoKAmlkGAEgASgDEgwKBHR5cGUYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVlbWFpbBgEIAEoCRILCgN1cmwYBSABKAkSEQoJYm90X3Rva2VuGAYgASgJEg8KB2NoYXRfaWQYByABKAkSDwoHZW5hYmxlZBgIIAEoCBIQCghmYWlsdXJlcxgJIAEoBRISCgpsYXN0X2Vycm9yGAogASgJEhIKCmNyZWF0ZWRfYXQYCyABKAMSDgoGc2VjcmV0GAwgASgJIigKEkNoYW5uZWxMaXN0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDIjYKEENoYW5uZWxMaXN0UmVwbHkSIgoIY2hhbm5lbHMYASADKAsyEC50b2NrLnYxLkNoYW5uZWwigwEKEUNoYW5uZWxBZGRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSDAoEdHlwZRgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWVtYWlsGAQgASgJEgsKA3VybBgFIAEoCRIRCglib3RfdG9rZW4YBiABKAkSDwoHY2hhdF9pZBgHIAEoCSLyAQoSQ2hhbm5lbEVkaXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhIKBWVtYWlsGAQgASgJSAGIAQESEAoDdXJsGAUgASgJSAKIAQESFgoJYm90X3Rva2VuGAYgASgJSAOIAQESFAoHY2hhdF9pZBgHIAEoCUgEiAEBEhQKB2VuYWJsZWQYCCABKAhIBYgBAUIHCgVfbmFtZUIICgZfZW1haWxCBgoEX3VybEIMCgpfYm90X3Rva2VuQgoKCF9jaGF0X2lkQgoKCF9lbmFibGVkIiwKCkNoYW5uZWxSZWYSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyI0ChBDaGFubmVsVGVzdFJlcGx5EhEKCWRlbGl2ZXJlZBgBIAEoCBINCgVlcnJvchgCIAEoCTLJAgoPTm90aWZpZXJTZXJ2aWNlEkUKC0NoYW5uZWxMaXN0EhsudG9jay52MS5DaGFubmVsTGlzdFJlcXVlc3QaGS50b2NrLnYxLkNoYW5uZWxMaXN0UmVwbHkSOgoKQ2hhbm5lbEFkZBIaLnRvY2sudjEuQ2hhbm5lbEFkZFJlcXVlc3QaEC50b2NrLnYxLkNoYW5uZWwSPAoLQ2hhbm5lbEVkaXQSGy50b2NrLnYxLkNoYW5uZWxFZGl0UmVxdWVzdBoQLnRvY2sudjEuQ2hhbm5lbBI2Cg1DaGFubmVsRGVsZXRlEhMudG9jay52MS5DaGFubmVsUmVmGhAudG9jay52MS5DaGFubmVsEj0KC0NoYW5uZWxUZXN0EhMudG9jay52MS5DaGFubmVsUmVmGhkudG9jay52MS5DaGFubmVsVGVzdFJlcGx5YgZwcm90bzM");
+  fileDesc("ChZ0b2NrL3YxL25vdGlmaWVyLnByb3RvEgd0b2NrLnYxIuQBCgdDaGFubmVsEgoKAmlkGAEgASgDEgwKBHR5cGUYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVlbWFpbBgEIAEoCRILCgN1cmwYBSABKAkSEQoJYm90X3Rva2VuGAYgASgJEg8KB2NoYXRfaWQYByABKAkSDwoHZW5hYmxlZBgIIAEoCBIQCghmYWlsdXJlcxgJIAEoBRISCgpsYXN0X2Vycm9yGAogASgJEhIKCmNyZWF0ZWRfYXQYCyABKAMSDgoGc2VjcmV0GAwgASgJEhYKDmVzY2FsYXRlX2FmdGVyGA0gASgFIigKEkNoYW5uZWxMaXN0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDIjYKEENoYW5uZWxMaXN0UmVwbHkSIgoIY2hhbm5lbHMYASADKAsyEC50b2NrLnYxLkNoYW5uZWwiswEKEUNoYW5uZWxBZGRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSDAoEdHlwZRgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWVtYWlsGAQgASgJEgsKA3VybBgFIAEoCRIRCglib3RfdG9rZW4YBiABKAkSDwoHY2hhdF9pZBgHIAEoCRIbCg5lc2NhbGF0ZV9hZnRlchgIIAEoBUgAiAEBQhEKD19lc2NhbGF0ZV9hZnRlciKiAgoSQ2hhbm5lbEVkaXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhIKBWVtYWlsGAQgASgJSAGIAQESEAoDdXJsGAUgASgJSAKIAQESFgoJYm90X3Rva2VuGAYgASgJSAOIAQESFAoHY2hhdF9pZBgHIAEoCUgEiAEBEhQKB2VuYWJsZWQYCCABKAhIBYgBARIbCg5lc2NhbGF0ZV9hZnRlchgJIAEoBUgGiAEBQgcKBV9uYW1lQggKBl9lbWFpbEIGCgRfdXJsQgwKCl9ib3RfdG9rZW5CCgoIX2NoYXRfaWRCCgoIX2VuYWJsZWRCEQoPX2VzY2FsYXRlX2FmdGVyIiwKCkNoYW5uZWxSZWYSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyJeChpDaGFubmVsU2VjcmV0Um90YXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEhQKB292ZXJsYXAYAyABKANIAIgBAUIKCghfb3ZlcmxhcCJbChhDaGFubmVsU2VjcmV0Um90YXRlUmVwbHkSIQoHY2hhbm5lbBgBIAEoCzIQLnRvY2sudjEuQ2hhbm5lbBIcChRwcmV2aW91c192YWxpZF91bnRpbBgCIAEoAyJWChBKb2JTbm9vemVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSFQoIZHVyYXRpb24YAyABKAlIAIgBAUILCglfZHVyYXRpb24iLgoMSm9iTm90aWZ5UmVmEhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMiVAoOSm9iU25vb3plUmVwbHkSCgoCaWQYASABKAMSDwoHc25vb3plZBgCIAEoCBINCgV1bnRpbBgDIAEoAxIWCg51bnRpbF9yZWNvdmVyeRgEIAEoCCI0ChBDaGFubmVsVGVzdFJlcGx5EhEKCWRlbGl2ZXJlZBgBIAEoCBINCgVlcnJvchgCIAEoCTKoBAoPTm90aWZpZXJTZXJ2aWNlEkUKC0NoYW5uZWxMaXN0EhsudG9jay52MS5DaGFubmVsTGlzdFJlcXVlc3QaGS50b2NrLnYxLkNoYW5uZWxMaXN0UmVwbHkSOgoKQ2hhbm5lbEFkZBIaLnRvY2sudjEuQ2hhbm5lbEFkZFJlcXVlc3QaEC50b2NrLnYxLkNoYW5uZWwSPAoLQ2hhbm5lbEVkaXQSGy50b2NrLnYxLkNoYW5uZWxFZGl0UmVxdWVzdBoQLnRvY2sudjEuQ2hhbm5lbBI2Cg1DaGFubmVsRGVsZXRlEhMudG9jay52MS5DaGFubmVsUmVmGhAudG9jay52MS5DaGFubmVsEj0KC0NoYW5uZWxUZXN0EhMudG9jay52MS5DaGFubmVsUmVmGhkudG9jay52MS5DaGFubmVsVGVzdFJlcGx5El0KE0NoYW5uZWxTZWNyZXRSb3RhdGUSIy50b2NrLnYxLkNoYW5uZWxTZWNyZXRSb3RhdGVSZXF1ZXN0GiEudG9jay52MS5DaGFubmVsU2VjcmV0Um90YXRlUmVwbHkSPwoJSm9iU25vb3plEhkudG9jay52MS5Kb2JTbm9vemVSZXF1ZXN0GhcudG9jay52MS5Kb2JTbm9vemVSZXBseRI9CgtKb2JVbnNub296ZRIVLnRvY2sudjEuSm9iTm90aWZ5UmVmGhcudG9jay52MS5Kb2JTbm9vemVSZXBseWIGcHJvdG8z");
 
 /**
  * A notification channel as the API shows it: the address masked (an email address in full).
@@ -76,11 +76,19 @@ export type Channel = Message<"tock.v1.Channel"> & {
   createdAt: bigint;
 
   /**
-   * Only in the answer of ChannelAdd, for a webhook channel: the signing secret, shown once.
+   * Only in the answers of ChannelAdd and ChannelSecretRotate, for a webhook channel: the signing
+   * secret, shown once.
    *
    * @generated from field: string secret = 12;
    */
   secret: string;
+
+  /**
+   * An escalation channel: told of a job's failure only once it has lasted this many minutes; 0: of everything.
+   *
+   * @generated from field: int32 escalate_after = 13;
+   */
+  escalateAfter: number;
 };
 
 /**
@@ -162,6 +170,11 @@ export type ChannelAddRequest = Message<"tock.v1.ChannelAddRequest"> & {
    * @generated from field: string chat_id = 7;
    */
   chatId: string;
+
+  /**
+   * @generated from field: optional int32 escalate_after = 8;
+   */
+  escalateAfter?: number | undefined;
 };
 
 /**
@@ -214,6 +227,11 @@ export type ChannelEditRequest = Message<"tock.v1.ChannelEditRequest"> & {
    * @generated from field: optional bool enabled = 8;
    */
   enabled?: boolean | undefined;
+
+  /**
+   * @generated from field: optional int32 escalate_after = 9;
+   */
+  escalateAfter?: number | undefined;
 };
 
 /**
@@ -246,6 +264,148 @@ export const ChannelRefSchema: GenMessage<ChannelRef> = /*@__PURE__*/
   messageDesc(file_tock_v1_notifier, 5);
 
 /**
+ * @generated from message tock.v1.ChannelSecretRotateRequest
+ */
+export type ChannelSecretRotateRequest = Message<"tock.v1.ChannelSecretRotateRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+
+  /**
+   * Seconds the replaced secret still signs; absent: a day.
+   *
+   * @generated from field: optional int64 overlap = 3;
+   */
+  overlap?: bigint | undefined;
+};
+
+/**
+ * Describes the message tock.v1.ChannelSecretRotateRequest.
+ * Use `create(ChannelSecretRotateRequestSchema)` to create a new message.
+ */
+export const ChannelSecretRotateRequestSchema: GenMessage<ChannelSecretRotateRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 6);
+
+/**
+ * @generated from message tock.v1.ChannelSecretRotateReply
+ */
+export type ChannelSecretRotateReply = Message<"tock.v1.ChannelSecretRotateReply"> & {
+  /**
+   * With the new secret in `secret`.
+   *
+   * @generated from field: tock.v1.Channel channel = 1;
+   */
+  channel?: Channel | undefined;
+
+  /**
+   * Unix ms until which the replaced secret also signs; 0 when it stopped at once.
+   *
+   * @generated from field: int64 previous_valid_until = 2;
+   */
+  previousValidUntil: bigint;
+};
+
+/**
+ * Describes the message tock.v1.ChannelSecretRotateReply.
+ * Use `create(ChannelSecretRotateReplySchema)` to create a new message.
+ */
+export const ChannelSecretRotateReplySchema: GenMessage<ChannelSecretRotateReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 7);
+
+/**
+ * @generated from message tock.v1.JobSnoozeRequest
+ */
+export type JobSnoozeRequest = Message<"tock.v1.JobSnoozeRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+
+  /**
+   * An English duration ("2 hours"); absent: until the job's next successful run.
+   *
+   * @generated from field: optional string duration = 3;
+   */
+  duration?: string | undefined;
+};
+
+/**
+ * Describes the message tock.v1.JobSnoozeRequest.
+ * Use `create(JobSnoozeRequestSchema)` to create a new message.
+ */
+export const JobSnoozeRequestSchema: GenMessage<JobSnoozeRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 8);
+
+/**
+ * @generated from message tock.v1.JobNotifyRef
+ */
+export type JobNotifyRef = Message<"tock.v1.JobNotifyRef"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 id = 2;
+   */
+  id: bigint;
+};
+
+/**
+ * Describes the message tock.v1.JobNotifyRef.
+ * Use `create(JobNotifyRefSchema)` to create a new message.
+ */
+export const JobNotifyRefSchema: GenMessage<JobNotifyRef> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 9);
+
+/**
+ * A job's snooze after the call.
+ *
+ * @generated from message tock.v1.JobSnoozeReply
+ */
+export type JobSnoozeReply = Message<"tock.v1.JobSnoozeReply"> & {
+  /**
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: bool snoozed = 2;
+   */
+  snoozed: boolean;
+
+  /**
+   * Unix ms the snooze ends; 0 when it lasts until the job recovers, or when there is none.
+   *
+   * @generated from field: int64 until = 3;
+   */
+  until: bigint;
+
+  /**
+   * @generated from field: bool until_recovery = 4;
+   */
+  untilRecovery: boolean;
+};
+
+/**
+ * Describes the message tock.v1.JobSnoozeReply.
+ * Use `create(JobSnoozeReplySchema)` to create a new message.
+ */
+export const JobSnoozeReplySchema: GenMessage<JobSnoozeReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 10);
+
+/**
  * @generated from message tock.v1.ChannelTestReply
  */
 export type ChannelTestReply = Message<"tock.v1.ChannelTestReply"> & {
@@ -265,10 +425,11 @@ export type ChannelTestReply = Message<"tock.v1.ChannelTestReply"> & {
  * Use `create(ChannelTestReplySchema)` to create a new message.
  */
 export const ChannelTestReplySchema: GenMessage<ChannelTestReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_notifier, 6);
+  messageDesc(file_tock_v1_notifier, 11);
 
 /**
- * channel_list, channel_add, channel_edit, channel_delete, channel_test.
+ * channel_list, channel_add, channel_edit, channel_delete, channel_test, channel_secret_rotate;
+ * cron_snooze and cron_unsnooze (a job's notifications silenced).
  *
  * @generated from service tock.v1.NotifierService
  */
@@ -312,6 +473,30 @@ export const NotifierService: GenService<{
     methodKind: "unary";
     input: typeof ChannelRefSchema;
     output: typeof ChannelTestReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.NotifierService.ChannelSecretRotate
+   */
+  channelSecretRotate: {
+    methodKind: "unary";
+    input: typeof ChannelSecretRotateRequestSchema;
+    output: typeof ChannelSecretRotateReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.NotifierService.JobSnooze
+   */
+  jobSnooze: {
+    methodKind: "unary";
+    input: typeof JobSnoozeRequestSchema;
+    output: typeof JobSnoozeReplySchema;
+  },
+  /**
+   * @generated from rpc tock.v1.NotifierService.JobUnsnooze
+   */
+  jobUnsnooze: {
+    methodKind: "unary";
+    input: typeof JobNotifyRefSchema;
+    output: typeof JobSnoozeReplySchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tock_v1_notifier, 0);
