@@ -36,6 +36,16 @@ async function storeFailure<T>(fn: () => Promise<T>, keyed: boolean): Promise<T>
 export function createAddJobs(store: EventStore, view: JobsView, commands: Commands, slots: JobSlots, account: (id: number) => Account, { checkGroup }: JobLookups) {
   const { now, ids, settle } = commands;
   const runJobCommand = commands.job;
+  // Requests with one idempotency key take turns in this process: the second finds the batch the
+  // first wrote instead of racing it to create the same job streams.
+  const turns = new Map<string, Promise<unknown>>();
+  const inTurn = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const mine = (turns.get(key) ?? Promise.resolve()).catch(() => undefined).then(fn);
+    turns.set(key, mine);
+    const forget = () => turns.get(key) === mine && turns.delete(key);
+    mine.then(forget, forget);
+    return mine;
+  };
 
   return {
     /**
@@ -44,82 +54,9 @@ export function createAddJobs(store: EventStore, view: JobsView, commands: Comma
      * (`answer`, with no entries); without one, a store failure part way leaves the jobs written
      * so far, and the error says so.
      */
-    async addJobs(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null = null): Promise<{ entries: JobEntry[]; answer?: string }> {
-      const owner = account(accountId);
-      if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
-      checkBatchSize(inputs.length, 'data');
-      let stream: string | null = null;
-      let record: BatchRecord | null = null;
-      const hash = batchHash({ inputs, runs });
-      if (idempotencyKey !== null) {
-        checkIdempotencyKey(idempotencyKey);
-        stream = batchStream(accountId, idempotencyKey);
-        record = await storeFailure(() => readBatch(store, stream!), true);
-        if (record) sameBatch(record, hash);
-        if (record?.answer !== undefined) return { entries: [], answer: record.answer };
-      }
-      // A quick refusal from the view; the reservation below is what holds under concurrency.
-      if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
-        throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
-      }
-      // Errors name the element in batches of two or more; the gateway places the only one of a batch of one.
-      const element = (i: number) => (inputs.length > 1 || runs.length > 1 ? ['data', i] : []);
-      // A batch of costly schedules is validated and written in slices: other requests get turns,
-      // the first one right away (decoding and hashing the batch took this turn already).
-      const slice = timeSlicer({ yieldFirst: true });
-      // Decide every element before writing anything: a batch that fails validation changes nothing.
-      // A new job's settings do not depend on its id, so each is decided once, here, before ids
-      // are taken (a refused batch takes none), and recorded under the id it gets.
-      const created: JobCreated[] = [];
-      for (const [i, input] of inputs.entries()) {
-        await slice();
-        inside(element(i), () => {
-          checkGroup(accountId, input);
-          const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
-          if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
-          created[i] = event;
-          const order = runs[i];
-          if (order) requestRunCommand(accountId, 0, order, event.data.settings.httpMethod, now());
-        });
-      }
-      return storeFailure(async () => {
-        let retry = record !== null;
-        if (!record) {
-          // Counted when the batch is first sent; a retry only completes what was accepted then.
-          await slots.reserve(accountId, inputs.length, owner.jobLimit, () => view.countJobs(accountId));
-          const allocated = await ids.allocate('cronjob', inputs.length);
-          record = stream ? await recordBatch(store, stream, { ids: allocated, hash }, now()) : { ids: allocated, hash };
-          // A concurrent request with the same key recorded first: complete its batch, with its slots.
-          retry = record.ids !== allocated;
-          if (retry) await slots.release(accountId, inputs.length);
-          sameBatch(record, hash);
-        }
-        const jobIds = record.ids;
-        // Each job as this batch created it, whatever happened to it since (edited, deleted): what
-        // the gateway's answer is made from, until that answer is recorded (recordBatchAnswer).
-        const answers: CronJob[] = [];
-        const write = async (id: number, i: number) => {
-          // On a retry, what the first attempt already wrote is read back, not written again.
-          const written = retry ? await store.readStream(streamName('cronjob', id)) : [];
-          let position: bigint | null = null;
-          if (written.length) answers[i] = evolveJob(null, written[0] as unknown as JobEvent)!;
-          else {
-            const input = inputs[i];
-            const decided = created[i];
-            if (!input || !decided) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
-            const event: JobCreated = { type: 'JobCreated', data: { ...decided.data, id } };
-            const handled = await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone }, { state: null, revision: 'no_stream', events: [event] });
-            position = handled.position;
-            answers[i] = handled.state!;
-          }
-          const order = runs[i];
-          if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(requestRunCommand(accountId, id, order, answers[i].settings.httpMethod, now()))).position;
-          return position;
-        };
-        await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
-        // The state folded from the stream's first event: revision 0.
-        return { entries: answers.map((job) => ({ job, points: jobPoints(job), revision: 0 })) };
-      }, idempotencyKey !== null);
+    addJobs(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null = null): Promise<{ entries: JobEntry[]; answer?: string }> {
+      if (idempotencyKey === null) return add(accountId, inputs, runs, null);
+      return inTurn(`${accountId}/${idempotencyKey}`, () => add(accountId, inputs, runs, idempotencyKey));
     },
 
     /** Keeps the first answer made for a batch sent with an idempotency key; returns the one kept. */
@@ -129,4 +66,88 @@ export function createAddJobs(store: EventStore, view: JobsView, commands: Comma
       return storeFailure(() => recordAnswer(store, batchStream(accountId, idempotencyKey), answer, now()), true);
     },
   };
+
+  async function add(accountId: number, inputs: SettingsInput[], runs: (ExtraRun | null)[], idempotencyKey: string | null): Promise<{ entries: JobEntry[]; answer?: string }> {
+    const owner = account(accountId);
+    if (inputs.length === 0) throw new AppError('MISSING_PARAMETER', 'at least one cron job is required', { field: ['data'] });
+    checkBatchSize(inputs.length, 'data');
+    let stream: string | null = null;
+    let record: BatchRecord | null = null;
+    const hash = batchHash({ inputs, runs });
+    if (idempotencyKey !== null) {
+      checkIdempotencyKey(idempotencyKey);
+      stream = batchStream(accountId, idempotencyKey);
+      record = await storeFailure(() => readBatch(store, stream!), true);
+      if (record) sameBatch(record, hash);
+      if (record?.answer !== undefined) return { entries: [], answer: record.answer };
+    }
+    // A quick refusal from the view; the reservation below is what holds under concurrency.
+    if (!record && owner.jobLimit > 0 && view.countJobs(accountId) + inputs.length > owner.jobLimit) {
+      throw new AppError('LIMIT_EXCEEDED', `the account may have at most ${owner.jobLimit} cron jobs`);
+    }
+    // Errors name the element in batches of two or more; the gateway places the only one of a batch of one.
+    const element = (i: number) => (inputs.length > 1 || runs.length > 1 ? ['data', i] : []);
+    // A batch of costly schedules is validated and written in slices: other requests get turns,
+    // the first one right away (decoding and hashing the batch took this turn already).
+    const slice = timeSlicer({ yieldFirst: true });
+    // Decide every element before writing anything: a batch that fails validation changes nothing.
+    // A new job's settings do not depend on its id, so each is decided once, here, before ids
+    // are taken (a refused batch takes none), and recorded under the id it gets.
+    const created: JobCreated[] = [];
+    for (const [i, input] of inputs.entries()) {
+      await slice();
+      inside(element(i), () => {
+        checkGroup(accountId, input);
+        const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
+        if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
+        created[i] = event;
+        const order = runs[i];
+        if (order) requestRunCommand(accountId, 0, order, event.data.settings.httpMethod, now());
+      });
+    }
+    return storeFailure(async () => {
+      let retry = record !== null;
+      if (!record) {
+        // Counted when the batch is first sent; a retry only completes what was accepted then.
+        await slots.reserve(accountId, inputs.length, owner.jobLimit, () => view.countJobs(accountId));
+        const allocated = await ids.allocate('cronjob', inputs.length);
+        record = stream ? await recordBatch(store, stream, { ids: allocated, hash }, now()) : { ids: allocated, hash };
+        // A concurrent request with the same key recorded first: complete its batch, with its slots.
+        retry = record.ids !== allocated;
+        if (retry) await slots.release(accountId, inputs.length);
+        sameBatch(record, hash);
+      }
+      const jobIds = record.ids;
+      // Each job as this batch created it, whatever happened to it since (edited, deleted): what
+      // the gateway's answer is made from, until that answer is recorded (recordBatchAnswer).
+      const answers: CronJob[] = [];
+      const write = async (id: number, i: number) => {
+        // On a retry, what the first attempt already wrote is read back, not written again.
+        let written = retry ? await store.readStream(streamName('cronjob', id)) : [];
+        let position: bigint | null = null;
+        let first = written[0] as unknown as JobEvent | undefined;
+        if (!first) {
+          const input = inputs[i];
+          const decided = created[i];
+          if (!input || !decided) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
+          first = { type: 'JobCreated', data: { ...decided.data, id } };
+          try {
+            position = (await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone }, { state: null, revision: 'no_stream', events: [first] })).position;
+          } catch (error) {
+            // Another jobs replica completing the same batch created it first: read back what it wrote.
+            written = retry ? await store.readStream(streamName('cronjob', id)) : [];
+            first = written[0] as unknown as JobEvent | undefined;
+            if (!first) throw error;
+          }
+        }
+        answers[i] = evolveJob(null, first)!;
+        const order = runs[i];
+        if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(requestRunCommand(accountId, id, order, answers[i].settings.httpMethod, now()))).position;
+        return position;
+      };
+      await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
+      // The state folded from the stream's first event: revision 0.
+      return { entries: answers.map((job) => ({ job, points: jobPoints(job), revision: 0 })) };
+    }, idempotencyKey !== null);
+  }
 }

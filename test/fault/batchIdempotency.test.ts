@@ -18,19 +18,23 @@ import { YEARLY } from '../support/jobFixtures.ts';
 /**
  * Fault injector (a fake failure around a real SQLite store): once armed, the Nth append (of
  * those starting with an event of `type`, when given) fails as a store that went away would,
- * without writing anything; every other call is the real store's.
+ * without writing anything; every other call is the real store's, delayed when told (slowJobCreation).
  */
 function failingOnNthAppend(store: EventStore) {
   let countdown = 0;
   let only: string | undefined;
-  const injector: EventStore & { failNth(n: number, type?: string): void } = Object.create(store);
+  let lag = 0;
+  const injector: EventStore & { failNth(n: number, type?: string): void; slowJobCreation(ms: number): void } = Object.create(store);
   injector.failNth = (n, type) => {
     countdown = n;
     only = type;
   };
-  injector.appendToStream = (stream, events, options) => {
+  injector.slowJobCreation = (ms) => (lag = ms);
+  injector.appendToStream = async (stream, events, options) => {
     const counts = only === undefined || events[0]?.type === only;
-    if (counts && countdown > 0 && --countdown === 0) return Promise.reject(new Error('disk I/O error (injected)'));
+    if (counts && countdown > 0 && --countdown === 0) throw new Error('disk I/O error (injected)');
+    // A loaded store: a job's creation takes a while, so concurrent writers overlap.
+    if (lag > 0 && events[0]?.type === 'JobCreated') await new Promise((r) => setTimeout(r, lag));
     return store.appendToStream(stream, events, options);
   };
   injector.readStream = (stream, options) => store.readStream(stream, options);
@@ -130,7 +134,8 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
 
   it('concurrent sends of one batch with one key answer the same bytes, one answer kept', async () => {
     const names = ['c1', 'c2', 'c3'];
-    const answers = await Promise.all([1, 2, 3, 4].map(() => batch(names, { 'X-Idempotency-Key': 'concurrent-1' })));
+    store.slowJobCreation(30);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => batch(names, { 'X-Idempotency-Key': 'concurrent-1' }))).finally(() => store.slowJobCreation(0));
     for (const a of answers) expect(a.http, a.text).to.equal(200);
     expect(new Set(answers.map((a) => a.text)).size).to.equal(1);
     expect((await list()).filter((j) => names.includes(j.name))).to.have.length(3);
