@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page, Request } from 'playwright-core';
 import { ok } from '../support/api.ts';
-import { hasChromium, launchChromium, CHROMIUM } from '../support/browser.ts';
+import { hasChromium, launchChromium, CHROMIUM, screenshotPath } from '../support/browser.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
 import { storeMark } from '../support/targets.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -116,7 +116,7 @@ describe('dashboard: a job\'s history and restoring a version, in a browser', fu
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await version(4).waitFor();
-      if (width === 1280) await page.locator('#history').screenshot({ path: new URL('../../docs/dashboard/history.png', import.meta.url).pathname });
+      if (width === 1280) await page.locator('#history').screenshot({ path: screenshotPath('history.png') });
       expect(await page.evaluate(() => document.documentElement.scrollWidth), `${width}: scroll width`).to.be.at.most(width);
       await page.evaluate(AXE);
       const violations = await page.evaluate<{ id: string; impact: string }[]>(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`);

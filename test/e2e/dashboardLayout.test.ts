@@ -1,17 +1,15 @@
 import { expect } from 'chai';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { REFRESH_MS } from '../../services/gateway/dashboard/src/poll.ts';
 import { ok, rawRequest } from '../support/api.ts';
-import { hasChromium, launchChromium, CHROMIUM } from '../support/browser.ts';
+import { hasChromium, launchChromium, CHROMIUM, screenshotPath } from '../support/browser.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** The screenshots docs/dashboard.md shows, written by this run. */
-const SHOTS = new URL('../../docs/dashboard/', import.meta.url);
 const BODY = 'Internal error: database connection refused (pool exhausted after 30 s)';
 
 /**
@@ -54,7 +52,6 @@ describe('dashboard: health, runs, any screen', function () {
     await page.locator('#token').fill(TEST_TOKEN);
     await page.locator('button[type=submit]').click();
     await page.locator('#jobs tbody tr[data-job-id]').first().waitFor();
-    mkdirSync(SHOTS, { recursive: true });
   });
   after(async () => {
     await browser?.close();
@@ -109,7 +106,7 @@ describe('dashboard: health, runs, any screen', function () {
   });
 
   it("opens a failed run to its whole answer: the response body, status, duration, lateness, IP, server, attempt, manual", async () => {
-    await page.screenshot({ path: new URL('jobs.png', SHOTS).pathname, fullPage: true });
+    await page.screenshot({ path: screenshotPath('jobs.png'), fullPage: true });
     // The page's timers on a clock the test can move (it still runs on by itself): the job view's
     // refresh, armed after this, comes when the test says instead of a refresh period later.
     await page.clock.install();
@@ -128,7 +125,7 @@ describe('dashboard: health, runs, any screen', function () {
     await page.clock.fastForward(REFRESH_MS);
     await refreshed;
     expect(await more.isVisible()).to.equal(true);
-    await page.screenshot({ path: new URL('job.png', SHOTS).pathname, fullPage: true });
+    await page.screenshot({ path: screenshotPath('job.png'), fullPage: true });
   });
 
   const pages = () => [
@@ -153,8 +150,8 @@ describe('dashboard: health, runs, any screen', function () {
         report.push(`${name}: scrollWidth ${scroll}, axe ${violations.map((v) => `${v.id}(${v.impact})`).join(' ') || 'none'}`);
         expect(scroll, `${name}: scroll width`).to.be.at.most(width);
         expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'), name).to.deep.equal([]);
-        if (width === 390 && (name === 'jobs' || name === 'job')) await page.screenshot({ path: new URL(`${name.replace(' ', '-')}-390.png`, SHOTS).pathname, fullPage: true });
-        if (width === 1280 && name === 'new job') await page.screenshot({ path: new URL('form.png', SHOTS).pathname, fullPage: true });
+        if (width === 390 && (name === 'jobs' || name === 'job')) await page.screenshot({ path: screenshotPath(`${name.replace(' ', '-')}-390.png`), fullPage: true });
+        if (width === 1280 && name === 'new job') await page.screenshot({ path: screenshotPath('form.png'), fullPage: true });
       }
       console.log(`      ${report.join('\n      ')}`);
     });
@@ -185,7 +182,7 @@ describe('dashboard: health, runs, any screen', function () {
           // None at all, not only no serious or critical one: the form is small enough to hold to that.
           expect(violations, `${width} ${state}`).to.deep.equal([]);
         }
-        if (width === 390) await signIn.screenshot({ path: new URL('sign-in-390.png', SHOTS).pathname, fullPage: true });
+        if (width === 390) await signIn.screenshot({ path: screenshotPath('sign-in-390.png'), fullPage: true });
       }
       console.log(`      ${report.join('\n      ')}`);
     } finally {

@@ -26,3 +26,14 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
     },
   };
 }
+
+/**
+ * Where a screenshot named `name` goes: docs/dashboard/ (what docs/dashboard.md shows) when
+ * TOCK_SCREENSHOTS=docs (`npm run docs:screenshots`), else a scratch directory, so that a test run
+ * leaves the checkout as it found it.
+ */
+export function screenshotPath(name: string): string {
+  const dir = process.env.TOCK_SCREENSHOTS === 'docs' ? new URL('../../docs/dashboard/', import.meta.url).pathname : (scratch ??= mkdtempSync(join(tmpdir(), 'tock-shots-')));
+  return join(dir, name);
+}
+let scratch: string | undefined;
