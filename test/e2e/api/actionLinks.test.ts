@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { FakeClock } from '../../../shared/clock.ts';
 import { apiClient, ok } from '../../support/api.ts';
+import { hasChromium, launchChromium } from '../../support/browser.ts';
 import { drive } from '../../support/drive.ts';
 import { startTestSystem } from '../../support/embedded.ts';
 import { streamEvents } from '../../support/targets.ts';
@@ -161,6 +162,29 @@ describe('action links in notifications (embedded mode)', function () {
     expect(target.received.length).to.equal(runs);
     // The genuine link still works after all that.
     expect((await post(tokenOf(links.pause1h))).status).to.equal(200);
+  });
+
+  it('in a real browser: the page loads under its CSP without a violation, and its button does the action', async function () {
+    if (!hasChromium()) this.skip();
+    const { job, message } = await failingJob('browsed');
+    const browser = await launchChromium();
+    try {
+      const page = await browser.context.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(local(message.actions.silence));
+      expect(await page.locator('h1').textContent()).to.equal('Silence until it recovers');
+      // The one inline style applies (allowed by its hash), nothing else loads.
+      expect(await page.locator('body').evaluate((b) => getComputedStyle(b).maxWidth)).to.equal('640px');
+      expect(streamEvents(system.dataDir, `notifyjob-${job.id}`).filter((e) => e.type === 'NotificationsSnoozed')).to.have.length(0);
+      await Promise.all([page.waitForURL(`${system.baseUrl}/a/`), page.locator('button').click()]);
+      expect(await page.locator('h1').textContent()).to.equal('Done');
+      expect(problems).to.deep.equal([]);
+      expect(streamEvents(system.dataDir, `notifyjob-${job.id}`).filter((e) => e.type === 'NotificationsSnoozed')).to.have.length(1);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('email carries the links too, and every link expires after 24 hours', async () => {
