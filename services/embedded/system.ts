@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../../shared/log.ts';
 import { collectProcessMetrics, renderMetrics } from '../../shared/metrics.ts';
 import { watchStore } from '../../shared/eventStore/watchStore.ts';
 import { logsStoreChoice, openStore } from '../../shared/openStore.ts';
+import { ACTION_LINK_KEYS, deriveKeys } from '../../shared/crypto/derive.ts';
 import { exportKeys, secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyring } from '../../shared/crypto/loadKeyring.ts';
 import { createReadiness } from '../../shared/readiness.ts';
@@ -94,6 +95,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
     allowNetworks: config.TOCK_ALLOW_NETWORKS,
     smtp: smtpSettings(config),
     publicUrl: config.TOCK_PUBLIC_URL,
+    linkKeys: deriveKeys(keyring, ACTION_LINK_KEYS),
     telegramApi: config.TOCK_TELEGRAM_API,
     windowMs: config.TOCK_NOTIFY_WINDOW_MS,
     retry: { baseMs: config.TOCK_NOTIFY_RETRY_MS, maxMs: 15 * 60_000 },

@@ -4,6 +4,7 @@ import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
+import { actionLinkRoutes } from './actionLinks.ts';
 import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';
@@ -66,6 +67,8 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.set('Retry-After', String(error.retryAfter));
     ctx.body = envelopeError(error);
   });
+  // Notifications' action links: pages for a person, limited per address like every open answer.
+  actionLinkRoutes(router, clients, open, log);
   const openApi = JSON.stringify(openApiDocument());
   router.get('/api/v1/openapi.json', open, (ctx) => {
     ctx.type = 'application/json';

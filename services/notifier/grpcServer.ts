@@ -2,6 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { type NotifierService, type ChannelSchema } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import type { ServiceImpl } from '../../shared/grpc/bridge.ts';
 import { maskAddress, type Channel, type ChannelAddress } from '../../shared/notify/index.ts';
+import type { ActionLinksService, LinkAnswer } from './actionLinks.ts';
 import type { ChannelUseCases } from './channelUseCases.ts';
 import type { SnoozeAnswer, SnoozeUseCases } from './snoozeUseCases.ts';
 
@@ -32,8 +33,21 @@ const addressOf = (r: { email?: string; url?: string; botToken?: string; chatId?
 
 const snoozeReply = ({ id, snooze }: SnoozeAnswer) => ({ id: BigInt(id), snoozed: snooze !== null, until: BigInt(snooze?.until ?? 0), untilRecovery: snooze !== null && snooze.until === null });
 
-export function notifierGrpcImpl(channels: ChannelUseCases, snoozes: SnoozeUseCases): Impl {
+const linkReply = ({ state, claims }: LinkAnswer) => ({
+  state,
+  accountId: BigInt(claims?.accountId ?? 0),
+  jobId: BigInt(claims?.jobId ?? 0),
+  action: claims?.action ?? '',
+  expiresAt: BigInt(claims?.expiresAt ?? 0),
+});
+
+/** Without TOCK_PUBLIC_URL (or a key to sign with) no link was ever given out: every token is invalid. */
+const noLinks = async () => ({ state: 'invalid' });
+
+export function notifierGrpcImpl(channels: ChannelUseCases, snoozes: SnoozeUseCases, links?: ActionLinksService, now: () => number = Date.now): Impl {
   return {
+    actionLinkCheck: links ? async (r) => linkReply(await links.check(r.token, now())) : noLinks,
+    actionLinkUse: links ? async (r) => linkReply(await links.use(r.token, now())) : noLinks,
     jobSnooze: async (r) => snoozeReply(await snoozes.snooze(Number(r.accountId), Number(r.id), r.duration)),
     jobUnsnooze: async (r) => snoozeReply(await snoozes.unsnooze(Number(r.accountId), Number(r.id))),
     channelList: async (r) => ({ channels: channels.list(Number(r.accountId)).map((c) => toProtoChannel(c)) }),

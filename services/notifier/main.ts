@@ -4,6 +4,7 @@ import { connectNatsBus } from '../../shared/bus/natsBus.ts';
 import { createReadiness } from '../../shared/readiness.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadConfigOrExit, opsHost, smtpSettings } from '../../shared/config.ts';
+import { ACTION_LINK_KEYS, deriveKeys } from '../../shared/crypto/derive.ts';
 import { secretBox } from '../../shared/crypto/envelope.ts';
 import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
 import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
@@ -23,7 +24,8 @@ if (!config.NATS_URL) {
   process.exit(1);
 }
 // Refuses to start without a key: channel URLs, bot tokens and signing secrets are sealed at rest.
-const secrets = secretBox(loadKeyringOrExit(config, { service: 'notifier' }));
+const keyring = loadKeyringOrExit(config, { service: 'notifier' });
+const secrets = secretBox(keyring);
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const readiness = createReadiness(log);
 const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readiness, log, auth: natsAuthOrExit(config, 'notifier') }).then(measuredBus, (error: unknown) => {
@@ -46,6 +48,7 @@ const notifier = await startNotifierService({
   allowNetworks: config.TOCK_ALLOW_NETWORKS,
   smtp: smtpSettings(config),
   publicUrl: config.TOCK_PUBLIC_URL,
+  linkKeys: deriveKeys(keyring, ACTION_LINK_KEYS),
   telegramApi: config.TOCK_TELEGRAM_API,
   windowMs: config.TOCK_NOTIFY_WINDOW_MS,
   retry: { baseMs: config.TOCK_NOTIFY_RETRY_MS, maxMs: 15 * 60_000 },

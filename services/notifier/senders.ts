@@ -3,7 +3,7 @@ import nodemailer from 'nodemailer';
 import { Agent, request } from 'undici';
 import { createEgressGuard, isEgressRefused, type EgressRefusedError } from '../../shared/egressGuard.ts';
 import type { Sealer } from '../../shared/job/index.ts';
-import { emailMessage, httpMessage, webhookSecrets, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
+import { emailMessage, httpMessage, LINKED_JOBS, webhookSecrets, type ActionLinks, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
 import { openChannel } from '../../shared/notify/channelSecrets.ts';
 
 export interface SmtpSettings {
@@ -40,6 +40,25 @@ export interface SendersOptions {
   timeoutMs?: number;
   /** Opens the channel's sealed secrets, here only, for the request that needs them. */
   secrets: Sealer;
+  /** Signs the jobs' action links (with TOCK_PUBLIC_URL); absent: messages carry none. */
+  links?: { linksFor(accountId: number, jobId: number, now: number): ActionLinks };
+}
+
+/**
+ * A message's action links: one set per job (the same in every place the message shows the job),
+ * for its first LINKED_JOBS jobs only, so a merged message of a thousand jobs stays small.
+ */
+function linksOfMessage(links: SendersOptions['links'], now: number): MessageContext['actions'] {
+  if (!links) return undefined;
+  const made = new Map<number, ActionLinks>();
+  return (t: Trigger) => {
+    const known = made.get(t.job.id);
+    // Job 0 is channel_test's example: there is nothing to act on.
+    if (known || made.size >= LINKED_JOBS || t.job.id <= 0) return known;
+    const fresh = links.linksFor(t.job.accountId, t.job.id, now);
+    made.set(t.job.id, fresh);
+    return fresh;
+  };
 }
 
 /** `Retry-After`: seconds, or an HTTP date. */
@@ -116,7 +135,7 @@ export function createSenders(options: SendersOptions): Senders {
 
   return {
     async send(sealed, triggers, now, deliveryId) {
-      const ctx: MessageContext = { now, deliveryId, publicUrl: options.publicUrl, telegramApi: options.telegramApi };
+      const ctx: MessageContext = { now, deliveryId, publicUrl: options.publicUrl, telegramApi: options.telegramApi, actions: linksOfMessage(options.links, now) };
       let channel: Channel;
       try {
         channel = openChannel(sealed, options.secrets);

@@ -1,6 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import type { Bus, Consumer } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
+import type { DerivedKeys } from '../../shared/crypto/derive.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { sealingStore } from '../../shared/eventStore/sealingStore.ts';
 import type { Sealer } from '../../shared/job/index.ts';
@@ -17,6 +18,7 @@ import { channelSealing } from '../../shared/notify/channelSecrets.ts';
 import { boundAddress, type ServiceHandle } from '../../shared/service.ts';
 import { ensureTopology, type TopologyOptions } from '../../shared/topology.ts';
 import { notificationSubject } from '../../shared/subjects/notifier.ts';
+import { createActionLinks } from './actionLinks.ts';
 import { createChannelUseCases } from './channelUseCases.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { consumeExecutions } from './executionConsumer.ts';
@@ -41,6 +43,8 @@ export interface NotifierOptions {
   allowNetworks: string[];
   smtp?: SmtpSettings;
   publicUrl?: string;
+  /** Signs the action links of notifications (derived from the secret key for that alone); with publicUrl, messages carry them. */
+  linkKeys?: DerivedKeys;
   telegramApi?: string;
   windowMs?: number;
   leaseMs?: number;
@@ -101,7 +105,8 @@ export async function startNotifierService(options: NotifierOptions): Promise<Se
   const readiness = options.readiness ?? createReadiness(log);
   await view.start(store, { log, readiness });
   log.info('notifier view rebuilt', { ms: Date.now() - started });
-  const senders = createSenders({ smtp: options.smtp, allowNetworks: options.allowNetworks, publicUrl: options.publicUrl, telegramApi: options.telegramApi, secrets: options.secrets });
+  const links = options.publicUrl && options.linkKeys ? createActionLinks({ keys: options.linkKeys, publicUrl: options.publicUrl, store }) : undefined;
+  const senders = createSenders({ smtp: options.smtp, allowNetworks: options.allowNetworks, publicUrl: options.publicUrl, telegramApi: options.telegramApi, secrets: options.secrets, links });
   const dispatcher = createDispatcher({
     store,
     view,
@@ -124,7 +129,7 @@ export async function startNotifierService(options: NotifierOptions): Promise<Se
   let consumer: Consumer | undefined;
   try {
     consumer = await consumeExecutions(bus, store, view, clock, log);
-    addService(server, NotifierService, notifierGrpcImpl(channels, snoozes), log);
+    addService(server, NotifierService, notifierGrpcImpl(channels, snoozes, links, () => clock.now()), log);
     const unwatch = addHealthService(server, readiness, [NotifierService.typeName]);
     const address = boundAddress(options.address, await startServer(server, options.address, options.credentials ?? {}));
     log.info('notifier listening', { address });

@@ -1,6 +1,7 @@
 import { signWebhook, standardWebhookHeaders } from '../signing.ts';
 import type { ChannelAddress, ChannelType } from './channel.ts';
 import { hostGroups, hostLine } from './hostGroups.ts';
+import { LINK_ROWS, linkLabel, type ActionLinks } from './actionLinks.ts';
 import type { Trigger, TriggerKind } from './trigger.ts';
 
 /**
@@ -30,7 +31,13 @@ export interface MessageContext {
   deliveryId: string;
   /** Where Telegram's Bot API is (tests point it at a local receiver). */
   telegramApi?: string;
+  /**
+   * A job's action links, when TOCK_PUBLIC_URL is set and the notifier can sign them; undefined
+   * past the first LINKED_JOBS jobs of a message, so a merged message stays bounded.
+   */
+  actions?: (t: Trigger) => ActionLinks | undefined;
 }
+
 
 /** `https://user:pass@host/` -> `https://***:***@host/`; anything unparsable is shown as is minus `x:y@`. */
 export function maskCredentials(url: string): string {
@@ -58,6 +65,8 @@ const jobTitle = (t: Trigger) => (t.job.name ? `"${t.job.name}" (#${t.job.id})` 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 const logsLink = (t: Trigger, ctx: MessageContext) => (ctx.publicUrl ? `${ctx.publicUrl.replace(/\/+$/, '')}/api/v1/cron_logs?id=${t.job.id}` : '');
 const isFailure = (t: Trigger) => t.execution.failed;
+/** Where a job's logs are: its logs link when the message has action links, else the API's. */
+const logsOf = (t: Trigger, ctx: MessageContext) => ctx.actions?.(t)?.logs ?? logsLink(t, ctx);
 
 /** One line a person reads at a glance. */
 export function headline(t: Trigger): string {
@@ -75,8 +84,9 @@ export function facts(t: Trigger, ctx: MessageContext): [string, string][] {
   if (t.execution.error) rows.push(['Error', t.execution.error]);
   rows.push(['Execution time', `${t.execution.executionTime.toFixed(2)} s`]);
   if (t.job.groupName) rows.push(['Group', t.job.groupName]);
-  const link = logsLink(t, ctx);
-  if (link) rows.push(['Logs', link]);
+  const links = ctx.actions?.(t);
+  if (links) for (const [k, action] of LINK_ROWS) rows.push([k, links[action]]);
+  else if (logsLink(t, ctx)) rows.push(['Logs', logsLink(t, ctx)]);
   return rows;
 }
 
@@ -117,7 +127,7 @@ export function emailMessage(triggers: Trigger[], ctx: MessageContext): EmailMes
   const html = triggers
     .map((t) => {
       const rows = facts(t, ctx)
-        .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${k === 'Logs' ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v)}</td></tr>`)
+        .map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${linkLabel(k) ? `<a href="${escapeHtml(v)}">${escapeHtml(v)}</a>` : escapeHtml(v)}</td></tr>`)
         .join('');
       const output = t.execution.output ? `<pre>${escapeHtml(t.execution.output.slice(0, 500))}</pre>` : '';
       return `<h3>${escapeHtml(headline(t))}</h3><table>${rows}</table>${output}`;
@@ -130,7 +140,8 @@ export function emailMessage(triggers: Trigger[], ctx: MessageContext): EmailMes
 }
 
 /** FastCron's webhook fields for one trigger (status 1 failed, 0 okay). */
-export function webhookFields(t: Trigger) {
+export function webhookFields(t: Trigger, ctx?: MessageContext) {
+  const actions = ctx?.actions?.(t);
   return {
     id: t.job.id,
     time: t.execution.time,
@@ -148,6 +159,7 @@ export function webhookFields(t: Trigger) {
     event: t.kind,
     reasons: t.reasons,
     fail: t.fail,
+    ...(actions ? { actions } : {}),
   };
 }
 
@@ -159,7 +171,7 @@ export function webhookMessage(triggers: Trigger[], address: ChannelAddress, sec
   const [first] = triggers;
   if (!first) throw new Error('webhookMessage: no notification to send');
   const hosts = hostGroups(triggers).map((g) => ({ host: g.host, count: g.jobs.length, jobs: g.jobs, since: g.since, error: g.error }));
-  const body = JSON.stringify({ ...webhookFields(first), count: triggers.length, hosts, notifications: triggers.map(webhookFields) });
+  const body = JSON.stringify({ ...webhookFields(first, ctx), count: triggers.length, hosts, notifications: triggers.map((t) => webhookFields(t, ctx)) });
   const headers = { 'content-type': 'application/json', 'x-tock-signature': signWebhook(secrets, body, ctx.now), ...standardWebhookHeaders(secrets, ctx.deliveryId, body, ctx.now) };
   return { url: address.url!, headers, body };
 }
@@ -176,7 +188,7 @@ export function slackMessage(triggers: Trigger[], address: ChannelAddress, ctx: 
   const hosts = hostLines(triggers, ctx, true);
   if (hosts.length) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*By host*\n${hosts.map((l) => `• ${escape(l)}`).join('\n')}`, 3000) } });
   for (const t of triggers.slice(0, SHOWN_IN_CHAT)) {
-    const lines = facts(t, ctx).map(([k, v]) => (k === 'Logs' ? `*${k}:* <${v}|view logs>` : `*${k}:* ${escape(v)}`));
+    const lines = facts(t, ctx).map(([k, v]) => (k === 'Logs' ? `*${k}:* <${v}|view logs>` : linkLabel(k) ? `<${v}|${k}>` : `*${k}:* ${escape(v)}`));
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(`*${escape(headline(t))}*\n${lines.join('\n')}`, 3000) } });
   }
   if (more(triggers)) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: more(triggers) }] });
@@ -190,10 +202,10 @@ export function discordMessage(triggers: Trigger[], address: ChannelAddress, ctx
     description: clip(t.reasons.join('; '), 1024),
     color: isFailure(t) ? 0xd32f2f : 0x2e7d32,
     timestamp: new Date(t.execution.time * 1000).toISOString(),
-    ...(logsLink(t, ctx) ? { url: logsLink(t, ctx) } : {}),
+    ...(logsOf(t, ctx) ? { url: logsOf(t, ctx) } : {}),
     fields: facts(t, ctx)
       .filter(([k]) => k !== 'What')
-      .map(([name, value]) => ({ name, value: clip(value, 300), inline: name === 'HTTP status' || name === 'Execution time' })),
+      .map(([name, value]) => ({ name, value: linkLabel(name) ? `[${linkLabel(name)}](${value})` : clip(value, 300), inline: name === 'HTTP status' || name === 'Execution time' })),
   }));
   const size = (e: (typeof all)[number]) => e.title.length + e.description.length + e.fields.reduce((n, f) => n + f.name.length + f.value.length, 0);
   const embeds: typeof all = [];
@@ -217,13 +229,20 @@ export function teamsMessage(triggers: Trigger[], address: ChannelAddress, ctx: 
     body.push({ type: 'FactSet', facts: facts(t, ctx).map(([title, value]) => ({ title, value })) });
   }
   if (more(triggers)) body.push({ type: 'TextBlock', text: more(triggers), isSubtle: true, wrap: true });
-  const link = triggers.length === 1 ? logsLink(triggers[0]!, ctx) : '';
+  const only = triggers.length === 1 ? triggers[0]! : undefined;
+  const links = only && ctx.actions?.(only);
+  const link = only ? logsLink(only, ctx) : '';
+  const buttons = links
+    ? LINK_ROWS.map(([k, action]) => ({ type: 'Action.OpenUrl', title: linkLabel(k)!, url: links[action] }))
+    : link
+      ? [{ type: 'Action.OpenUrl', title: 'View logs', url: link }]
+      : [];
   const card = {
     $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
     type: 'AdaptiveCard',
     version: '1.4',
     body,
-    ...(link ? { actions: [{ type: 'Action.OpenUrl', title: 'View logs', url: link }] } : {}),
+    ...(buttons.length ? { actions: buttons } : {}),
   };
   return json(address.url!, { type: 'message', attachments: [{ contentType: 'application/vnd.microsoft.card.adaptive', contentUrl: null, content: card }] });
 }
@@ -232,7 +251,7 @@ export function teamsMessage(triggers: Trigger[], address: ChannelAddress, ctx: 
 export function telegramMessage(triggers: Trigger[], address: ChannelAddress, ctx: MessageContext): HttpMessage {
   const blocks = triggers.slice(0, SHOWN_IN_CHAT).map((t) => {
     const lines = ['', `<b>${escapeHtml(headline(t))}</b>`];
-    for (const [k, v] of facts(t, ctx)) lines.push(k === 'Logs' ? `<a href="${escapeHtml(v)}">View logs</a>` : `${escapeHtml(k)}: ${escapeHtml(clip(v, 300))}`);
+    for (const [k, v] of facts(t, ctx)) lines.push(linkLabel(k) ? `<a href="${escapeHtml(v)}">${escapeHtml(linkLabel(k)!)}</a>` : `${escapeHtml(k)}: ${escapeHtml(clip(v, 300))}`);
     return lines.join('\n');
   });
   let text = [`<b>${escapeHtml(subject(triggers))}</b>`, ...hostLines(triggers, ctx, true).map(escapeHtml)].join('\n');

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/notifier.proto.
  */
 export const file_tock_v1_notifier: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0b2NrL3YxL25vdGlmaWVyLnByb3RvEgd0b2NrLnYxIuQBCgdDaGFubmVsEgoKAmlkGAEgASgDEgwKBHR5cGUYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVlbWFpbBgEIAEoCRILCgN1cmwYBSABKAkSEQoJYm90X3Rva2VuGAYgASgJEg8KB2NoYXRfaWQYByABKAkSDwoHZW5hYmxlZBgIIAEoCBIQCghmYWlsdXJlcxgJIAEoBRISCgpsYXN0X2Vycm9yGAogASgJEhIKCmNyZWF0ZWRfYXQYCyABKAMSDgoGc2VjcmV0GAwgASgJEhYKDmVzY2FsYXRlX2FmdGVyGA0gASgFIigKEkNoYW5uZWxMaXN0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDIjYKEENoYW5uZWxMaXN0UmVwbHkSIgoIY2hhbm5lbHMYASADKAsyEC50b2NrLnYxLkNoYW5uZWwiswEKEUNoYW5uZWxBZGRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSDAoEdHlwZRgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWVtYWlsGAQgASgJEgsKA3VybBgFIAEoCRIRCglib3RfdG9rZW4YBiABKAkSDwoHY2hhdF9pZBgHIAEoCRIbCg5lc2NhbGF0ZV9hZnRlchgIIAEoBUgAiAEBQhEKD19lc2NhbGF0ZV9hZnRlciKiAgoSQ2hhbm5lbEVkaXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhIKBWVtYWlsGAQgASgJSAGIAQESEAoDdXJsGAUgASgJSAKIAQESFgoJYm90X3Rva2VuGAYgASgJSAOIAQESFAoHY2hhdF9pZBgHIAEoCUgEiAEBEhQKB2VuYWJsZWQYCCABKAhIBYgBARIbCg5lc2NhbGF0ZV9hZnRlchgJIAEoBUgGiAEBQgcKBV9uYW1lQggKBl9lbWFpbEIGCgRfdXJsQgwKCl9ib3RfdG9rZW5CCgoIX2NoYXRfaWRCCgoIX2VuYWJsZWRCEQoPX2VzY2FsYXRlX2FmdGVyIiwKCkNoYW5uZWxSZWYSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyJeChpDaGFubmVsU2VjcmV0Um90YXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEhQKB292ZXJsYXAYAyABKANIAIgBAUIKCghfb3ZlcmxhcCJbChhDaGFubmVsU2VjcmV0Um90YXRlUmVwbHkSIQoHY2hhbm5lbBgBIAEoCzIQLnRvY2sudjEuQ2hhbm5lbBIcChRwcmV2aW91c192YWxpZF91bnRpbBgCIAEoAyJWChBKb2JTbm9vemVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSFQoIZHVyYXRpb24YAyABKAlIAIgBAUILCglfZHVyYXRpb24iLgoMSm9iTm90aWZ5UmVmEhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMiVAoOSm9iU25vb3plUmVwbHkSCgoCaWQYASABKAMSDwoHc25vb3plZBgCIAEoCBINCgV1bnRpbBgDIAEoAxIWCg51bnRpbF9yZWNvdmVyeRgEIAEoCCI0ChBDaGFubmVsVGVzdFJlcGx5EhEKCWRlbGl2ZXJlZBgBIAEoCBINCgVlcnJvchgCIAEoCTKoBAoPTm90aWZpZXJTZXJ2aWNlEkUKC0NoYW5uZWxMaXN0EhsudG9jay52MS5DaGFubmVsTGlzdFJlcXVlc3QaGS50b2NrLnYxLkNoYW5uZWxMaXN0UmVwbHkSOgoKQ2hhbm5lbEFkZBIaLnRvY2sudjEuQ2hhbm5lbEFkZFJlcXVlc3QaEC50b2NrLnYxLkNoYW5uZWwSPAoLQ2hhbm5lbEVkaXQSGy50b2NrLnYxLkNoYW5uZWxFZGl0UmVxdWVzdBoQLnRvY2sudjEuQ2hhbm5lbBI2Cg1DaGFubmVsRGVsZXRlEhMudG9jay52MS5DaGFubmVsUmVmGhAudG9jay52MS5DaGFubmVsEj0KC0NoYW5uZWxUZXN0EhMudG9jay52MS5DaGFubmVsUmVmGhkudG9jay52MS5DaGFubmVsVGVzdFJlcGx5El0KE0NoYW5uZWxTZWNyZXRSb3RhdGUSIy50b2NrLnYxLkNoYW5uZWxTZWNyZXRSb3RhdGVSZXF1ZXN0GiEudG9jay52MS5DaGFubmVsU2VjcmV0Um90YXRlUmVwbHkSPwoJSm9iU25vb3plEhkudG9jay52MS5Kb2JTbm9vemVSZXF1ZXN0GhcudG9jay52MS5Kb2JTbm9vemVSZXBseRI9CgtKb2JVbnNub296ZRIVLnRvY2sudjEuSm9iTm90aWZ5UmVmGhcudG9jay52MS5Kb2JTbm9vemVSZXBseWIGcHJvdG8z");
+  fileDesc("ChZ0b2NrL3YxL25vdGlmaWVyLnByb3RvEgd0b2NrLnYxIuQBCgdDaGFubmVsEgoKAmlkGAEgASgDEgwKBHR5cGUYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVlbWFpbBgEIAEoCRILCgN1cmwYBSABKAkSEQoJYm90X3Rva2VuGAYgASgJEg8KB2NoYXRfaWQYByABKAkSDwoHZW5hYmxlZBgIIAEoCBIQCghmYWlsdXJlcxgJIAEoBRISCgpsYXN0X2Vycm9yGAogASgJEhIKCmNyZWF0ZWRfYXQYCyABKAMSDgoGc2VjcmV0GAwgASgJEhYKDmVzY2FsYXRlX2FmdGVyGA0gASgFIigKEkNoYW5uZWxMaXN0UmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDIjYKEENoYW5uZWxMaXN0UmVwbHkSIgoIY2hhbm5lbHMYASADKAsyEC50b2NrLnYxLkNoYW5uZWwiswEKEUNoYW5uZWxBZGRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSDAoEdHlwZRgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWVtYWlsGAQgASgJEgsKA3VybBgFIAEoCRIRCglib3RfdG9rZW4YBiABKAkSDwoHY2hhdF9pZBgHIAEoCRIbCg5lc2NhbGF0ZV9hZnRlchgIIAEoBUgAiAEBQhEKD19lc2NhbGF0ZV9hZnRlciKiAgoSQ2hhbm5lbEVkaXRSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSEQoEbmFtZRgDIAEoCUgAiAEBEhIKBWVtYWlsGAQgASgJSAGIAQESEAoDdXJsGAUgASgJSAKIAQESFgoJYm90X3Rva2VuGAYgASgJSAOIAQESFAoHY2hhdF9pZBgHIAEoCUgEiAEBEhQKB2VuYWJsZWQYCCABKAhIBYgBARIbCg5lc2NhbGF0ZV9hZnRlchgJIAEoBUgGiAEBQgcKBV9uYW1lQggKBl9lbWFpbEIGCgRfdXJsQgwKCl9ib3RfdG9rZW5CCgoIX2NoYXRfaWRCCgoIX2VuYWJsZWRCEQoPX2VzY2FsYXRlX2FmdGVyIiwKCkNoYW5uZWxSZWYSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyJeChpDaGFubmVsU2VjcmV0Um90YXRlUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEhQKB292ZXJsYXAYAyABKANIAIgBAUIKCghfb3ZlcmxhcCJbChhDaGFubmVsU2VjcmV0Um90YXRlUmVwbHkSIQoHY2hhbm5lbBgBIAEoCzIQLnRvY2sudjEuQ2hhbm5lbBIcChRwcmV2aW91c192YWxpZF91bnRpbBgCIAEoAyJWChBKb2JTbm9vemVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSFQoIZHVyYXRpb24YAyABKAlIAIgBAUILCglfZHVyYXRpb24iLgoMSm9iTm90aWZ5UmVmEhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMiVAoOSm9iU25vb3plUmVwbHkSCgoCaWQYASABKAMSDwoHc25vb3plZBgCIAEoCBINCgV1bnRpbBgDIAEoAxIWCg51bnRpbF9yZWNvdmVyeRgEIAEoCCI0ChBDaGFubmVsVGVzdFJlcGx5EhEKCWRlbGl2ZXJlZBgBIAEoCBINCgVlcnJvchgCIAEoCSIiChFBY3Rpb25MaW5rUmVxdWVzdBINCgV0b2tlbhgBIAEoCSJoCg9BY3Rpb25MaW5rUmVwbHkSDQoFc3RhdGUYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoAxIOCgZqb2JfaWQYAyABKAMSDgoGYWN0aW9uGAQgASgJEhIKCmV4cGlyZXNfYXQYBSABKAMyuAUKD05vdGlmaWVyU2VydmljZRJFCgtDaGFubmVsTGlzdBIbLnRvY2sudjEuQ2hhbm5lbExpc3RSZXF1ZXN0GhkudG9jay52MS5DaGFubmVsTGlzdFJlcGx5EjoKCkNoYW5uZWxBZGQSGi50b2NrLnYxLkNoYW5uZWxBZGRSZXF1ZXN0GhAudG9jay52MS5DaGFubmVsEjwKC0NoYW5uZWxFZGl0EhsudG9jay52MS5DaGFubmVsRWRpdFJlcXVlc3QaEC50b2NrLnYxLkNoYW5uZWwSNgoNQ2hhbm5lbERlbGV0ZRITLnRvY2sudjEuQ2hhbm5lbFJlZhoQLnRvY2sudjEuQ2hhbm5lbBI9CgtDaGFubmVsVGVzdBITLnRvY2sudjEuQ2hhbm5lbFJlZhoZLnRvY2sudjEuQ2hhbm5lbFRlc3RSZXBseRJdChNDaGFubmVsU2VjcmV0Um90YXRlEiMudG9jay52MS5DaGFubmVsU2VjcmV0Um90YXRlUmVxdWVzdBohLnRvY2sudjEuQ2hhbm5lbFNlY3JldFJvdGF0ZVJlcGx5Ej8KCUpvYlNub296ZRIZLnRvY2sudjEuSm9iU25vb3plUmVxdWVzdBoXLnRvY2sudjEuSm9iU25vb3plUmVwbHkSPQoLSm9iVW5zbm9vemUSFS50b2NrLnYxLkpvYk5vdGlmeVJlZhoXLnRvY2sudjEuSm9iU25vb3plUmVwbHkSRwoPQWN0aW9uTGlua0NoZWNrEhoudG9jay52MS5BY3Rpb25MaW5rUmVxdWVzdBoYLnRvY2sudjEuQWN0aW9uTGlua1JlcGx5EkUKDUFjdGlvbkxpbmtVc2USGi50b2NrLnYxLkFjdGlvbkxpbmtSZXF1ZXN0GhgudG9jay52MS5BY3Rpb25MaW5rUmVwbHliBnByb3RvMw");
 
 /**
  * A notification channel as the API shows it: the address masked (an email address in full).
@@ -428,8 +428,72 @@ export const ChannelTestReplySchema: GenMessage<ChannelTestReply> = /*@__PURE__*
   messageDesc(file_tock_v1_notifier, 11);
 
 /**
+ * A notification's action link (the token of `/a/<token>`).
+ *
+ * @generated from message tock.v1.ActionLinkRequest
+ */
+export type ActionLinkRequest = Message<"tock.v1.ActionLinkRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message tock.v1.ActionLinkRequest.
+ * Use `create(ActionLinkRequestSchema)` to create a new message.
+ */
+export const ActionLinkRequestSchema: GenMessage<ActionLinkRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 12);
+
+/**
+ * What an action link is. Only a valid link names its job and action.
+ *
+ * @generated from message tock.v1.ActionLinkReply
+ */
+export type ActionLinkReply = Message<"tock.v1.ActionLinkReply"> & {
+  /**
+   * valid; used (an acting link already spent); expired; invalid (forged, altered, malformed).
+   *
+   * @generated from field: string state = 1;
+   */
+  state: string;
+
+  /**
+   * @generated from field: int64 account_id = 2;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: int64 job_id = 3;
+   */
+  jobId: bigint;
+
+  /**
+   * pause1h, run, logs or silence.
+   *
+   * @generated from field: string action = 4;
+   */
+  action: string;
+
+  /**
+   * Unix ms after which the link no longer works.
+   *
+   * @generated from field: int64 expires_at = 5;
+   */
+  expiresAt: bigint;
+};
+
+/**
+ * Describes the message tock.v1.ActionLinkReply.
+ * Use `create(ActionLinkReplySchema)` to create a new message.
+ */
+export const ActionLinkReplySchema: GenMessage<ActionLinkReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_notifier, 13);
+
+/**
  * channel_list, channel_add, channel_edit, channel_delete, channel_test, channel_secret_rotate;
- * cron_snooze and cron_unsnooze (a job's notifications silenced).
+ * cron_snooze and cron_unsnooze (a job's notifications silenced); the action links of notifications.
  *
  * @generated from service tock.v1.NotifierService
  */
@@ -497,6 +561,26 @@ export const NotifierService: GenService<{
     methodKind: "unary";
     input: typeof JobNotifyRefSchema;
     output: typeof JobSnoozeReplySchema;
+  },
+  /**
+   * An action link checked without spending it (its confirmation page).
+   *
+   * @generated from rpc tock.v1.NotifierService.ActionLinkCheck
+   */
+  actionLinkCheck: {
+    methodKind: "unary";
+    input: typeof ActionLinkRequestSchema;
+    output: typeof ActionLinkReplySchema;
+  },
+  /**
+   * An acting link spent: `valid` for its first use only, on any replica; the caller then acts.
+   *
+   * @generated from rpc tock.v1.NotifierService.ActionLinkUse
+   */
+  actionLinkUse: {
+    methodKind: "unary";
+    input: typeof ActionLinkRequestSchema;
+    output: typeof ActionLinkReplySchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tock_v1_notifier, 0);
