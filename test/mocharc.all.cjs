@@ -19,6 +19,8 @@ const LONGEST_FIRST = [
   'test/fault/exactlyOnce.test.ts',
   'test/fault/restoreDrill.test.ts',
   'test/e2e/schemaVersions.test.ts',
+  'test/e2e/distributedActionLinks.test.ts',
+  'test/e2e/api/actionLinks.test.ts',
   'test/fault/selfHealing.test.ts',
   'test/e2e/distributed.test.ts',
 ];
