@@ -306,6 +306,11 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_unsnooze: async ({ params, accountId }, c) => snoozeRecord(await need(c.notifier, 'notifier').jobUnsnooze({ accountId, id: id(params) })),
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
+  // Tock's: the caller's new token, shown only in this answer; the one that made this call stops working at once.
+  account_token_rotate: async ({ accountId }, c) => {
+    const { account, token } = await c.jobs.rotateToken({ id: accountId });
+    return { ...accountRecord(account!), token };
+  },
   // The only answer that ever shows a signing secret.
   account_secret_rotate: async ({ accountId }, c) => {
     const { signingSecret, previousValidUntil } = await c.jobs.rotateSigningSecret({ id: accountId });
