@@ -35,7 +35,7 @@ export function accountView({ call, main, tokenChanged }: AccountContext) {
 
   const zoneForm = h(
     'form',
-    { className: 'area-form', attrs: { id: 'account-timezone', 'aria-labelledby': 'timezone-title', novalidate: true }, on: { submit: (e) => { e.preventDefault(); void saveZone(); } } },
+    { className: 'area-form', attrs: { id: 'timezone-form', 'aria-labelledby': 'timezone-title', novalidate: true }, on: { submit: (e) => { e.preventDefault(); void saveZone(); } } },
     h('h2', { attrs: { id: 'timezone-title' } }, 'Time zone'),
     f.row('timezone', 'Time zone', zone, 'Type to search. New jobs without a time zone of their own use it; existing jobs keep theirs.'),
     zoneList(),
