@@ -72,20 +72,24 @@ describe('dashboard: groups and channels pages', function () {
     expect(weekly).to.include({ jobCount: 0 });
 
     const row = page.locator(`#groups tr[data-group-id="${weekly.id}"]`);
+    // Escape leaves the rename as it was, the focus back on its button.
     await row.locator('[data-action="rename"]').click();
+    await page.keyboard.press('Escape');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).to.equal('Rename weekly');
+    await page.keyboard.press('Enter');
     // The field is focused with the name selected: typing replaces it.
     await page.keyboard.type('weekly reports');
     await tab.nextCall('group_edit', () => page.keyboard.press('Enter'));
     await row.locator('strong').filter({ hasText: 'weekly reports' }).waitFor();
     expect((await groups()).find((g) => g.id === weekly.id)!.name).to.equal('weekly reports');
 
+    await page.screenshot({ path: screenshotPath('groups.png'), fullPage: true });
     const asked = tab.confirmNext();
     await tab.nextCall('group_delete', () => page.locator(`#groups tr[data-group-id="${nightly.id}"] [data-action="delete"]`).click());
     expect(await asked).to.equal('Delete the group "nightly"? Its 2 jobs stay, in no group.');
     await page.locator('#groups-notice').filter({ hasText: 'Its 2 jobs are now in no group.' }).waitFor();
     expect((await groups()).map((g) => g.name)).to.deep.equal(['weekly reports']);
     expect((await jobs()).map((j) => [j.name, Number(j.group ?? 0)])).to.have.deep.members([['one', 0], ['two', 0], ['other', 0]]);
-    await page.screenshot({ path: screenshotPath('groups.png'), fullPage: true });
   });
 
   it('channels: one call to show; adds a channel of every type, the webhook\'s secret shown once', async () => {
@@ -159,7 +163,7 @@ describe('dashboard: groups and channels pages', function () {
     const mail = await byName('ops mail');
     const refused = tab.confirmNext(false);
     await page.locator(`#channels tr[data-channel-id="${mail.id}"] [data-action="delete"]`).click();
-    expect(await refused).to.equal('Delete the channel "ops mail" (Email)? Jobs that name it in their channels stop notifying it.');
+    expect(await refused).to.equal('Delete the channel "ops mail" (Email)? It receives no more notifications; this cannot be undone.');
     expect(await byName('ops mail'), 'kept when the confirmation is dismissed').to.not.equal(undefined);
     const accepted = tab.confirmNext();
     await tab.nextCall('channel_delete', () => page.locator(`#channels tr[data-channel-id="${mail.id}"] [data-action="delete"]`).click());

@@ -117,7 +117,7 @@ export function channelsView({ call, main }: ViewContext) {
   }
 
   async function remove(c: Channel) {
-    if (!window.confirm(`Delete the channel "${label(c)}" (${TYPE_NAMES[c.type] ?? c.type})? Jobs that name it in their channels stop notifying it.`)) return;
+    if (!window.confirm(`Delete the channel "${label(c)}" (${TYPE_NAMES[c.type] ?? c.type})? It receives no more notifications; this cannot be undone.`)) return;
     try {
       await call('channel_delete', { id: c.id });
       channels = channels.filter((x) => x.id !== c.id);

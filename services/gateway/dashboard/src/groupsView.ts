@@ -30,8 +30,9 @@ export function groupsView({ call, main }: ViewContext) {
   const addButton = h('button', { attrs: { type: 'submit', id: 'group-add-save' } }, 'Add group');
   const addForm = h(
     'form',
-    { className: 'area-form', attrs: { id: 'group-add', 'aria-label': 'Add a group', novalidate: true }, on: { submit: (e) => { e.preventDefault(); void addGroup(); } } },
-    add.row('name', 'New group', h('input', { attrs: { type: 'text', maxlength: 255, autocomplete: 'off' } })),
+    { className: 'area-form', attrs: { id: 'group-add', 'aria-labelledby': 'group-add-title', novalidate: true }, on: { submit: (e) => { e.preventDefault(); void addGroup(); } } },
+    h('h2', { attrs: { id: 'group-add-title' } }, 'Add a group'),
+    add.row('name', 'Name', h('input', { attrs: { type: 'text', maxlength: 255, autocomplete: 'off' } })),
     h('div', { className: 'toolbar' }, addButton),
     addStatus,
   );
@@ -71,6 +72,11 @@ export function groupsView({ call, main }: ViewContext) {
           ),
         ),
       );
+    /** Back to the row as it was, the focus on its Rename button. */
+    const cancel = () => {
+      show();
+      tr.querySelector<HTMLButtonElement>('[data-action="rename"]')?.focus();
+    };
     const rename = () => {
       const status = h('p', { className: 'error', attrs: { role: 'alert' } });
       const f = formFields(`group-${g.id}`, status);
@@ -81,6 +87,9 @@ export function groupsView({ call, main }: ViewContext) {
           className: 'area-form inline',
           attrs: { 'aria-label': `Rename ${g.name}`, novalidate: true },
           on: {
+            keydown: (e) => {
+              if (e.key === 'Escape') cancel();
+            },
             submit: (e) => {
               e.preventDefault();
               f.clear();
@@ -96,7 +105,7 @@ export function groupsView({ call, main }: ViewContext) {
           },
         },
         f.row('name', 'Name', input),
-        h('span', { className: 'toolbar' }, h('button', { attrs: { type: 'submit' } }, 'Save'), h('button', { className: 'secondary', attrs: { type: 'button' }, on: { click: () => { show(); tr.querySelector<HTMLButtonElement>('[data-action="rename"]')?.focus(); } } }, 'Cancel')),
+        h('span', { className: 'toolbar' }, h('button', { attrs: { type: 'submit' } }, 'Save'), h('button', { className: 'secondary', attrs: { type: 'button' }, on: { click: () => cancel() } }, 'Cancel')),
         status,
       );
       replace(tr, h('td', { attrs: { colspan: HEADINGS.length } }, form));
