@@ -127,13 +127,13 @@ describe('dashboard: groups and channels pages', function () {
     const slack = await byName('slack');
     const slackRow = page.locator(`#channels tr[data-channel-id="${slack.id}"]`);
     await slackRow.locator('[data-action="edit"]').click();
-    const form = page.locator(`#channel-${slack.id}`);
+    const form = page.locator(`#channel-edit-${slack.id}`);
     expect(await form.locator('input[name="url"]').inputValue()).to.equal('');
     expect(await form.locator('input[name="url"]').getAttribute('type')).to.equal('password');
     expect(await form.locator('.hint').allTextContents()).to.include(`Now ${slack.url} (masked). Leave empty to keep it.`);
     await form.locator('input[name="name"]').fill('team chat');
     await form.locator('input[name="escalateAfter"]').fill('30');
-    const edited = await tab.nextCall('channel_edit', () => page.locator(`#channel-${slack.id}-save`).click());
+    const edited = await tab.nextCall('channel_edit', () => page.locator(`#channel-edit-${slack.id}-save`).click());
     expect(edited.params).to.deep.equal({ id: Number(slack.id), name: 'team chat', escalateAfter: '30' });
     await slackRow.locator('strong').filter({ hasText: 'team chat' }).waitFor();
     expect(await byName('team chat')).to.include({ url: slack.url, escalateAfter: 30 });

@@ -44,7 +44,7 @@ export interface ChannelFormOptions {
  */
 export function channelForm(o: ChannelFormOptions) {
   const editing = o.channel;
-  const prefix = editing ? `channel-${editing.id}` : 'channel-add';
+  const prefix = editing ? `channel-edit-${editing.id}` : 'channel-add';
   const status = h('p', { className: 'error', attrs: { role: 'alert', id: `${prefix}-status` } });
   const f = formFields(prefix, status);
   const types = o.docs.type?.enum ?? Object.keys(TYPE_NAMES);
