@@ -159,13 +159,13 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock, tests: Pick<Tes
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
     rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
-    rotateToken: async (r) => rotateToken(service, r.id),
+    rotateToken: async (r) => rotateToken(service, r.id, r.tokenHash),
   };
 }
 
 /** The one answer that carries a new token (the gateway's caller's own account, or the operator's). */
-async function rotateToken(service: JobsService, id: bigint) {
-  const { account, token } = await service.rotateToken(Number(id));
+async function rotateToken(service: JobsService, id: bigint, replacing?: string) {
+  const { account, token } = await service.rotateToken(Number(id), replacing);
   return { account: toProtoAccount(account), token };
 }
 

@@ -107,6 +107,15 @@ inBothModes('group and account functions with valid input', (target) => {
     expect(JSON.stringify([jobs, await ok(fresh.call('account_get'))])).to.not.include(rotated.token);
   });
 
+  it('account_token_rotate sent twice at once with one token: one rotation, the other refused (code 11)', async () => {
+    const own = await target().newAccount();
+    const answers = await Promise.all([own.call('account_token_rotate'), own.call('account_token_rotate')]);
+    const won = answers.filter((a) => a.status === 'success');
+    expect(won, JSON.stringify(answers.map((a) => a.code))).to.have.length(1);
+    expect(answers.find((a) => a.status !== 'success')).to.include({ code: 11 });
+    await ok(apiClient(target().baseUrl, won[0]!.data.token).call('account_get'));
+  });
+
   it('a job limit on the account is error 7 beyond it', async () => {
     const small = await target().newAccount({ jobLimit: 2 });
     await ok(small.call('cron_add', { url: 'https://example.com/1' }));
