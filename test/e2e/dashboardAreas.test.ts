@@ -81,6 +81,8 @@ describe('dashboard: groups and channels pages', function () {
     await page.keyboard.type('weekly reports');
     await tab.nextCall('group_edit', () => page.keyboard.press('Enter'));
     await row.locator('strong').filter({ hasText: 'weekly reports' }).waitFor();
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    expect(await focused(), 'the focus back on the row').to.equal('Rename weekly reports');
     expect((await groups()).find((g) => g.id === weekly.id)!.name).to.equal('weekly reports');
 
     await page.screenshot({ path: screenshotPath('groups.png'), fullPage: true });
@@ -136,6 +138,7 @@ describe('dashboard: groups and channels pages', function () {
     const edited = await tab.nextCall('channel_edit', () => page.locator(`#channel-edit-${slack.id}-save`).click());
     expect(edited.params).to.deep.equal({ id: Number(slack.id), name: 'team chat', escalateAfter: '30' });
     await slackRow.locator('strong').filter({ hasText: 'team chat' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'the focus back on the row').to.equal('Edit: team chat');
     expect(await byName('team chat')).to.include({ url: slack.url, escalateAfter: 30 });
 
     // The stored URL still delivers: the test message reaches the target.

@@ -90,6 +90,9 @@ export function channelsView({ call, main }: ViewContext) {
           if (saved.secret) replace(secret, secretOnce('channel-new-secret', `Signing secret of ${label(saved)}`, saved.secret, 'Your receiver checks X-Tock-Signature with it (docs/notifications.md).'));
           said(channel ? `Channel ${label(saved)} saved.` : `Channel ${label(saved)} added.`);
           showForm();
+          // The form just replaced held the focus: it goes to the secret to copy, else back where the change began.
+          const next = secret.querySelector('input') ?? (channel ? body.querySelector<HTMLButtonElement>(`tr[data-channel-id="${saved.id}"] [data-action="edit"]`) : editor.querySelector('select'));
+          next?.focus();
         },
         cancel() {
           showForm();
@@ -123,6 +126,8 @@ export function channelsView({ call, main }: ViewContext) {
       channels = channels.filter((x) => x.id !== c.id);
       draw();
       said(`Channel ${label(c)} deleted.`);
+      // Its row (and the focused button) is gone: the focus goes to the page's content.
+      main.focus();
     } catch (error) {
       failed(error);
     }

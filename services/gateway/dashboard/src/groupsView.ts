@@ -98,6 +98,7 @@ export function groupsView({ call, main }: ViewContext) {
                   groups = groups.map((x) => (x.id === g.id ? saved : x));
                   draw();
                   said(`Renamed to ${saved.name}.`);
+                  body.querySelector<HTMLButtonElement>(`tr[data-group-id="${g.id}"] [data-action="rename"]`)?.focus();
                 },
                 (error: unknown) => f.show(error),
               );
@@ -123,6 +124,8 @@ export function groupsView({ call, main }: ViewContext) {
       await call('group_delete', { id: g.id });
       groups = groups.filter((x) => x.id !== g.id);
       draw();
+      // Its row (and the focused button) is gone: the focus goes to the page's content.
+      main.focus();
       said(`Group ${g.name} deleted.${g.jobCount ? ` Its ${jobsText(g.jobCount)} are now in no group.` : ''}`);
     } catch (error) {
       replace(message, (error as ApiError).message);
