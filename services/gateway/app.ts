@@ -100,13 +100,13 @@ export function createGateway(options: GatewayOptions): Koa {
       const body = ctx.method === 'GET' ? { fields: {}, json: null } : parseBody(await readBody(ctx.req), ctx.get('content-type') || undefined);
       const params = new Params([parseQuery(ctx.querystring), body.fields], canonical);
       caller ??= await authenticate(clients.jobs, extractToken('', params), ctx.ip, addressLimiter, tokenLimiter);
-      const { account, limitKey } = caller;
+      const { account, limitKey, tokenHash } = caller;
       accountId = String(account.id);
       // The token's budget after this call, so a client (the dashboard) can pace itself and never
       // be refused: IETF draft RateLimit fields, seconds.
       const budget = tokenLimiter.state(limitKey);
       if (options.rateLimit.rate > 0) ctx.set({ 'RateLimit-Limit': String(options.rateLimit.burst), 'RateLimit-Remaining': String(budget.remaining), 'RateLimit-Reset': String(budget.reset) });
-      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined }, clients) };
+      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, tokenHash, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
       code = appError.code;

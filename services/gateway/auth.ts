@@ -36,5 +36,5 @@ export async function authenticate(jobs: Clients['jobs'], token: string | undefi
   }
   const wait = byToken.take(tokenHash);
   if (wait) throw new RateLimitError(wait);
-  return { account, limitKey: tokenHash };
+  return { account, limitKey: tokenHash, tokenHash };
 }

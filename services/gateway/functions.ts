@@ -22,6 +22,8 @@ export interface Clients {
 export interface Call {
   params: Params;
   accountId: bigint;
+  /** The SHA-256 of the token the caller presented (account_token_rotate replaces only that one). */
+  tokenHash: string;
   /** The parsed JSON body when the request had one (cron_batch_add needs it). */
   json: Record<string, unknown> | null;
   canonical: (norm: string) => string | undefined;
@@ -306,6 +308,11 @@ export const FUNCTIONS: Record<string, Fn> = {
   cron_unsnooze: async ({ params, accountId }, c) => snoozeRecord(await need(c.notifier, 'notifier').jobUnsnooze({ accountId, id: id(params) })),
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
+  // Tock's: the caller's new token, shown only in this answer; the one that made this call stops working at once.
+  account_token_rotate: async ({ accountId, tokenHash }, c) => {
+    const { account, token } = await c.jobs.rotateToken({ id: accountId, tokenHash });
+    return { ...accountRecord(account!), token };
+  },
   // The only answer that ever shows a signing secret.
   account_secret_rotate: async ({ accountId }, c) => {
     const { signingSecret, previousValidUntil } = await c.jobs.rotateSigningSecret({ id: accountId });

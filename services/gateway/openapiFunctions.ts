@@ -169,6 +169,10 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
   cron_unsnooze: { summary: "End a job's snooze", params: ['id'], required: ['id'], returns: ref('Snooze') },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
+  account_token_rotate: {
+    summary: "A new API token for the account, shown only in this answer; the token that made the call stops working at once",
+    returns: { allOf: [ref('Account'), { type: 'object', properties: { token: str('the new API token (32 letters and digits), shown only here') } }] },
+  },
   account_secret_rotate: {
     summary: "A new secret for the signature (X-Tock-Signature) of the account's job requests, shown only in this answer; the previous one also signs for 24 h",
     returns: {

@@ -28,7 +28,8 @@ export interface Account {
 export type AccountCommand =
   | { type: 'CreateAccount'; id: number; name: string; timezone: string; tokenHash: string; jobLimit: number; signingSecret: string }
   | { type: 'EditAccount'; id: number; timezone: string }
-  | { type: 'RotateToken'; id: number; tokenHash: string }
+  /** `replacing`: the hash of the token the caller presented (the API's rotation); the operator's has none. */
+  | { type: 'RotateToken'; id: number; tokenHash: string; replacing?: string }
   | { type: 'DisableAccount'; id: number }
   | { type: 'RotateSigningSecret'; id: number; signingSecret: string }
   | { type: 'EnableAccount'; id: number };
@@ -80,6 +81,8 @@ export const accountDecider: Decider<AccountCommand, Account | null, AccountEven
         checkTimezone(command.timezone);
         return state.timezone === command.timezone ? [] : [{ type: 'AccountEdited', data: { timezone: command.timezone, at: now } }];
       case 'RotateToken':
+        // Checked here, against the state the event is appended to: of two rotations with one token, the second is refused.
+        if (command.replacing !== undefined && (state.disabled || state.tokenHash !== command.replacing)) throw new AppError('UNAUTHENTICATED', 'Invalid API token, user not found.');
         return [{ type: 'TokenRotated', data: { tokenHash: command.tokenHash, at: now } }];
       case 'DisableAccount':
         return state.disabled ? [] : [{ type: 'AccountDisabled', data: { at: now } }];

@@ -72,9 +72,10 @@ export function createAccountService(store: EventStore, view: JobsView, commands
 
     listAccounts: () => view.allAccounts(),
 
-    async rotateToken(id: number): Promise<{ account: Account; token: string }> {
+    /** `replacing`: the hash of the token the caller presented, which must be the account's current one. */
+    async rotateToken(id: number, replacing?: string): Promise<{ account: Account; token: string }> {
       const secret = newToken();
-      const rotated = await command({ type: 'RotateToken', id, tokenHash: hashToken(secret) });
+      const rotated = await command({ type: 'RotateToken', id, tokenHash: hashToken(secret), replacing });
       return { account: rotated, token: secret };
     },
 

@@ -159,7 +159,14 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock, tests: Pick<Tes
       return toProtoAccount(await service.editAccount(Number(r.id), r.timezone));
     },
     rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
+    rotateToken: async (r) => rotateToken(service, r.id, r.tokenHash),
   };
+}
+
+/** The one answer that carries a new token (the gateway's caller's own account, or the operator's). */
+async function rotateToken(service: JobsService, id: bigint, replacing?: string) {
+  const { account, token } = await service.rotateToken(Number(id), replacing);
+  return { account: toProtoAccount(account), token };
 }
 
 /** The one answer that carries a signing secret (the gateway's caller's own account, or the operator's). */
@@ -177,10 +184,7 @@ export function adminGrpcImpl(service: JobsService, clock: Clock, accountJobLimi
       return { account: toProtoAccount(account), token, signingSecret: account.signing.current ?? '' };
     },
     listAccounts: async () => ({ accounts: service.listAccounts().map(toProtoAccount) }),
-    rotateToken: async (r) => {
-      const { account, token } = await service.rotateToken(Number(r.id));
-      return { account: toProtoAccount(account), token };
-    },
+    rotateToken: async (r) => rotateToken(service, r.id),
     disableAccount: async (r) => toProtoAccount(await service.disableAccount(Number(r.id))),
     rotateSigningSecret: async (r) => rotateSigningSecret(service, r.id),
     enableAccount: async (r) => toProtoAccount(await service.enableAccount(Number(r.id))),

@@ -134,6 +134,8 @@ describe('dashboard: health, runs, any screen', function () {
     ['new job', '#/jobs/new', '#schedule-preview li'],
     ['edit job', `#/jobs/${healthy.id}/edit`, '#schedule-preview li'],
     ['channels', '#/channels', '#channels tbody tr'],
+    ['groups', '#/groups', '#groups tbody tr'],
+    ['account', '#/account', '#account-about dd'],
   ];
 
   for (const width of [1280, 390]) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fails, ok, type ApiClient } from '../../support/api.ts';
+import { apiClient, fails, ok, type ApiClient } from '../../support/api.ts';
 import { inBothModes } from '../../support/targets.ts';
 
 const YEARLY = '0 0 1 1 *';
@@ -91,6 +91,29 @@ inBothModes('group and account functions with valid input', (target) => {
     expect(await ok(own.call('account_edit', {}))).to.deep.equal({ ...account, timezone: 'Asia/Tokyo' });
     // New jobs take the account's timezone from now on; existing ones keep theirs.
     expect((await ok(own.call('cron_add', { url: 'https://example.com/tz' }))).timezone).to.equal('Asia/Tokyo');
+  });
+
+  it('account_token_rotate answers a new token once; the one that made the call is refused at once', async () => {
+    const own = await target().newAccount({ name: 'Rotating' });
+    await ok(own.call('cron_add', { url: 'https://example.com/kept', expression: YEARLY }));
+    const rotated = await ok(own.call('account_token_rotate'));
+    expect(rotated.token).to.match(/^[A-Za-z0-9]{32}$/);
+    expect({ ...rotated, token: undefined }).to.deep.equal({ ...(await ok(apiClient(target().baseUrl, rotated.token).call('account_get'))), token: undefined });
+    await fails(own.call('account_get'), 11);
+    const fresh = apiClient(target().baseUrl, rotated.token);
+    // The same account: its jobs are there, and no other answer shows the token.
+    const jobs = await ok<any[]>(fresh.call('cron_list'));
+    expect(jobs.map((j) => j.url)).to.deep.equal(['https://example.com/kept']);
+    expect(JSON.stringify([jobs, await ok(fresh.call('account_get'))])).to.not.include(rotated.token);
+  });
+
+  it('account_token_rotate sent twice at once with one token: one rotation, the other refused (code 11)', async () => {
+    const own = await target().newAccount();
+    const answers = await Promise.all([own.call('account_token_rotate'), own.call('account_token_rotate')]);
+    const won = answers.filter((a) => a.status === 'success');
+    expect(won, JSON.stringify(answers.map((a) => a.code))).to.have.length(1);
+    expect(answers.find((a) => a.status !== 'success')).to.include({ code: 11 });
+    await ok(apiClient(target().baseUrl, won[0]!.data.token).call('account_get'));
   });
 
   it('a job limit on the account is error 7 beyond it', async () => {

@@ -36,6 +36,14 @@ describe('account decider (given/when/then)', () => {
         .when({ type: 'RotateToken', id: 1, tokenHash: 'h2' })
         .then([{ type: 'TokenRotated', data: { tokenHash: 'h2', at: NOW } }]));
     it('an unknown account is not found', () => given().when({ type: 'RotateToken', id: 2, tokenHash: 'h' }).then({ error: 'NOT_FOUND' }));
+    it("the account's own rotation replaces the token it presented", () =>
+      given(created()).when({ type: 'RotateToken', id: 1, tokenHash: 'h2', replacing: 'h1' }).then([{ type: 'TokenRotated', data: { tokenHash: 'h2', at: NOW } }]));
+    it("the account's own rotation with a token that is no longer (or never was) the account's is refused as unauthenticated", () =>
+      given(created(), { type: 'TokenRotated', data: { tokenHash: 'h2', at: 2 } })
+        .when({ type: 'RotateToken', id: 1, tokenHash: 'h3', replacing: 'h1' })
+        .then({ error: 'UNAUTHENTICATED' }));
+    it("the account's own rotation is refused for a disabled account", () =>
+      given(created(), { type: 'AccountDisabled', data: { at: 2 } }).when({ type: 'RotateToken', id: 1, tokenHash: 'h2', replacing: 'h1' }).then({ error: 'UNAUTHENTICATED' }));
   });
 
   describe('RotateSigningSecret', () => {

@@ -55,7 +55,8 @@ function noteBudget(response: Response) {
   if (retryAfter > 0) notBefore = Math.max(notBefore, performance.now() + Math.min(retryAfter, 5) * 1000);
 }
 
-export function createApi(token: string, fetchImpl: typeof fetch = (...args) => fetch(...args)): Call {
+/** `token`: the token itself, or where to read it at each send (a rotation replaces it while calls wait their turn). */
+export function createApi(token: string | (() => string), fetchImpl: typeof fetch = (...args) => fetch(...args)): Call {
   return async function call<T>(fn: string, params: Params = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const { response, envelope } = await paced(async () => {
@@ -63,7 +64,7 @@ export function createApi(token: string, fetchImpl: typeof fetch = (...args) => 
         try {
           response = await fetchImpl(`/api/v1/${encodeURIComponent(fn)}`, {
             method: 'POST',
-            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+            headers: { Authorization: `Bearer ${typeof token === 'function' ? token() : token}`, 'Content-Type': 'application/json' },
             body: JSON.stringify(params),
             cache: 'no-store',
           });

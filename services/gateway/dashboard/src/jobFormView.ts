@@ -2,17 +2,11 @@ import { ApiError, type Call } from './api.ts';
 import { h, replace } from './dom.ts';
 import { defaultValues, fieldOfMessage, fieldsFromOpenApi, maskedSecretLeft, paramsFromValues, secretsNotCopied, valuesFromRecord, type Field, type FormValues } from './fields.ts';
 import { FORM_GROUPS, FORM_LAYOUT, labelOf } from './formLayout.ts';
+import { openApiDocument, zoneList } from './forms.ts';
 import type { JobRecord } from './format.ts';
 import type { ViewContext } from './view.ts';
 import { previewLines } from './preview.ts';
 import { testResultView, type TestResult } from './testResult.ts';
-
-let openApi: Promise<unknown> | undefined;
-/** The OpenAPI document (public, same for every account): fetched once per page load. */
-function openApiDocument() {
-  openApi ??= fetch('/api/v1/openapi.json').then((r) => (r.ok ? r.json() : Promise.reject(new Error(`openapi.json: HTTP ${r.status}`))));
-  return openApi;
-}
 
 /** The control of one field, its value set from the form's values. */
 function control(f: Field, value: string | boolean, groups: Named[]): HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement {
@@ -74,12 +68,6 @@ async function load(call: Call, id: number | undefined, cloneOf: number | undefi
   if (id !== undefined) return { fields, groups, channels, values, original: { ...values } };
   values.name = `${job.name || `cron job ${source}`} (copy)`;
   return { fields, groups, channels, values, original: undefined, notCopied: secretsNotCopied(job) };
-}
-
-/** The browser's IANA time zones, for the time zone field's search (one list per page). */
-function zoneList() {
-  if (document.getElementById('time-zones')) return null;
-  return h('datalist', { attrs: { id: 'time-zones' } }, ...Intl.supportedValuesOf('timeZone').map((z) => h('option', { value: z })));
 }
 
 /**

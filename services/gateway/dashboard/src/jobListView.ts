@@ -76,6 +76,8 @@ export function jobListView({ call, main }: ViewContext) {
 
   const text = h('input', { attrs: { type: 'search', id: 'filter-text', placeholder: 'id, name, URL, schedule' }, on: { input: () => draw() } });
   const group = h('select', { attrs: { id: 'filter-group' }, on: { change: () => draw() } });
+  // A link from the groups page (#/?group=ID) opens the list on that group's jobs.
+  let linkedGroup = new URLSearchParams(location.hash.split('?')[1] ?? '').get('group') ?? '';
   const state = h('select', { attrs: { id: 'filter-state' }, on: { change: () => draw() } }, h('option', { value: '' }, 'any state'), ...Object.entries(STATE_TEXT).map(([v, t]) => h('option', { value: v }, t)));
   const message = h('p', { className: 'error', attrs: { role: 'alert' } });
   const updated = h('span', { className: 'hint', attrs: { id: 'updated' } });
@@ -111,7 +113,8 @@ export function jobListView({ call, main }: ViewContext) {
   }
 
   function drawGroups() {
-    const chosen = group.value;
+    const chosen = linkedGroup || group.value;
+    linkedGroup = '';
     const names = new Map<number, string>();
     for (const j of jobs) if (j.group !== null) names.set(j.group, j.groupName ?? `group ${j.group}`);
     replace(group, h('option', { value: '' }, 'any group'), h('option', { value: 'none' }, 'no group'), ...[...names].sort((a, b) => a[1].localeCompare(b[1])).map(([id, name]) => h('option', { value: String(id) }, name)));

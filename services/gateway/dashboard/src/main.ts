@@ -1,6 +1,8 @@
 import { ApiError, createApi, tokenStore, type Params } from './api.ts';
 import { h, link, replace } from './dom.ts';
+import { accountView } from './accountView.ts';
 import { channelsView } from './channelsView.ts';
+import { groupsView } from './groupsView.ts';
 import { jobDetailView } from './jobDetailView.ts';
 import { jobFormView } from './jobFormView.ts';
 import { jobListView } from './jobListView.ts';
@@ -28,6 +30,8 @@ function route(hash: string): { view: View } {
     return { view: (ctx) => jobDetailView(ctx, id) };
   }
   if (path === '/channels') return { view: channelsView };
+  if (path === '/groups') return { view: groupsView };
+  if (path === '/account') return { view: (ctx) => accountView({ ...ctx, tokenChanged: (t) => tokenStore.set(t) }) };
   return { view: jobListView };
 }
 
@@ -39,7 +43,8 @@ function render() {
     replace(root, loginView());
     return;
   }
-  const call = createApi(token);
+  // Read at each send: after a rotation on the account page, the calls already queued go with the new token.
+  const call = createApi(() => tokenStore.get() ?? token);
   const main = h('main', { attrs: { id: 'main', tabindex: -1 } });
   const signOut = h('button', { className: 'secondary', attrs: { type: 'button', id: 'sign-out' }, on: { click: () => signOutNow() } }, 'Sign out');
   // Routes live in the fragment, so the skip link moves the focus itself instead of following "#main".
@@ -47,7 +52,7 @@ function render() {
   replace(
     root,
     skip,
-    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/channels', 'Channels')), signOut),
+    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/groups', 'Groups'), link('/channels', 'Channels'), link('/account', 'Account')), signOut),
     main,
   );
   const go = (to: string) => {
