@@ -21,6 +21,8 @@ const LONGEST_FIRST = [
   'test/e2e/schemaVersions.test.ts',
   'test/e2e/distributedActionLinks.test.ts',
   'test/e2e/api/actionLinks.test.ts',
+  'test/e2e/dashboardAreas.test.ts',
+  'test/e2e/dashboardAccount.test.ts',
   'test/fault/selfHealing.test.ts',
   'test/e2e/distributed.test.ts',
 ];
