@@ -73,6 +73,8 @@ export class Planner {
   private readonly firing: FireContext;
   /** While the start sweep runs: new events wait for it. */
   private sweeping: Promise<void> | null = null;
+  /** Skip records of accounts enabled after the last watermark, found while rebuilding: published once live. */
+  private skipsAtStart: { plan: JobPlan; order: PlannedRun }[] = [];
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
@@ -134,6 +136,7 @@ export class Planner {
       if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
     }
     this.heap.pushAll(entries);
+    for (const s of this.skipsAtStart.splice(0)) this.enqueue(s.plan, s.order);
     this.live = true;
     this.sweeping = null;
     sweepDone();
@@ -215,6 +218,14 @@ export class Planner {
     if (!Number.isSafeInteger(id)) return;
     const changes = this.projection.applyAccount(id, event, event.position);
     if (this.live) for (const change of changes) this.replan(change);
+    // The runs a disabled account's jobs did not make, recorded once it is enabled again. At a
+    // start, only for an enable the last watermark does not cover (the others went out before).
+    const fresh = this.live || (this.watermark !== null && event.position > this.watermark.position);
+    for (const change of changes) {
+      if (change.kind !== 'replan' || !change.skipped || !fresh) continue;
+      if (this.live) this.enqueue(change.plan, change.skipped);
+      else this.skipsAtStart.push({ plan: change.plan, order: change.skipped });
+    }
     this.options.log.info(event.type === 'AccountDisabled' ? 'account disabled: its jobs are not planned' : 'account enabled: its jobs are planned again', { accountId: id, jobs: changes.length });
   }
 
@@ -321,7 +332,7 @@ export class Planner {
     const plannedAt = this.options.clock.now();
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
-    const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
+    const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${plan.since}`;
     this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : plan.since }, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 

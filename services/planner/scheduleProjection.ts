@@ -2,7 +2,8 @@ import { AppError } from '../../shared/errors.ts';
 import { SCHEDULE_SETTINGS, TARGET_SETTINGS, compactSettings, compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import { isSharable, type Schedule } from '../../shared/schedule/index.ts';
 import { AccountStatus } from './accountStatus.ts';
-import type { Watermark } from './catchUp.ts';
+import type { PlannedRun, Watermark } from './catchUp.ts';
+import { skippedWhileDisabled } from './disabledRuns.ts';
 import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, upcomingRuns, type QueuedRun } from './occurrences.ts';
 
 export { JobPlan, type QueuedRun } from './occurrences.ts';
@@ -11,7 +12,7 @@ export { JobPlan, type QueuedRun } from './occurrences.ts';
 export type PlanChange =
   | { kind: 'none' }
   /** Timing may have changed: plan the job again from its next occurrence. */
-  | { kind: 'replan'; plan: JobPlan }
+  | { kind: 'replan'; plan: JobPlan; skipped?: PlannedRun | null }
   /** A cron_run was queued. */
   | { kind: 'queued'; plan: JobPlan; run: QueuedRun }
   /** Deleted (or its account disabled) at `at`: forget it. */
@@ -141,7 +142,9 @@ export class ScheduleProjection {
       if (plan.job.accountId !== accountId) continue;
       this.parked.delete(jobId);
       this.plans.set(jobId, plan);
-      changes.push(this.replan(plan, change.at, fresh));
+      // Counted before the re-plan moves the plan past the disabled time.
+      const skipped = skippedWhileDisabled(plan, Math.max(change.disabledAt ?? change.at, plan.since), change.at);
+      changes.push({ ...this.replan(plan, change.at, fresh), skipped });
     }
     return changes;
   }
@@ -183,7 +186,7 @@ export class ScheduleProjection {
     return upcomingRuns(plan, now, limit);
   }
 
-  private replan(plan: JobPlan, at: number, fresh: boolean): PlanChange {
+  private replan(plan: JobPlan, at: number, fresh: boolean): Extract<PlanChange, { kind: 'replan' }> {
     plan.since = Math.max(plan.since, at);
     plan.cursor = Math.max(plan.cursor, plan.since);
     plan.version++;
