@@ -194,6 +194,11 @@ export class NotifierView {
     return jobFacts(job, groupName, this.disabledAccounts.has(job.accountId), [...escalations].sort((a, b) => a - b));
   }
 
+  /** Whether the job tells skipped and missed runs (notifySkipped). */
+  skipMatters(jobId: number): boolean {
+    return this.jobs.get(jobId)?.notifySkipped ?? false;
+  }
+
   /** Whether an execution of this job can matter at all; healthy runs of plain jobs are skipped cheaply. */
   successMatters(jobId: number): boolean {
     const job = this.jobs.get(jobId);

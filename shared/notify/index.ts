@@ -12,3 +12,4 @@ export * from './channel.ts';
 export * from './messages.ts';
 export * from './hostGroups.ts';
 export * from './failureRate.ts';
+export * from './skipped.ts';
