@@ -15,4 +15,4 @@ export type SkipReasonName = (typeof SKIP_REASON_NAMES)[keyof typeof SKIP_REASON
 
 /** The reason's name, or null for none (a run that was not skipped, or a reason this build does not know). */
 export const skipReasonName = (reason: SkipReason): SkipReasonName | null =>
-  reason === SkipReason.UNSPECIFIED ? null : (SKIP_REASON_NAMES[reason as keyof typeof SKIP_REASON_NAMES] ?? null);
+  reason === SkipReason.UNSPECIFIED ? null : (SKIP_REASON_NAMES[reason] ?? null);
