@@ -15,6 +15,9 @@ export function countRun(succeeded: boolean, lateByMs: number, result: HttpResul
   runMetrics.lateness.observe(lateByMs / 1000);
 }
 
+/** A retry not made (its job's `instances` in flight): its occurrence ends failed, and counts so. */
+export const countNotMade = () => runMetrics.executions.failed.inc();
+
 /** A skip record published: `runs` occurrences not made for `reason` (more than one for an account disabled a while). */
 export function countSkip(reason: Exclude<SkipReason, SkipReason.UNSPECIFIED>, runs = 1) {
   runMetrics.executions.skipped.inc();

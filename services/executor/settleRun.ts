@@ -7,7 +7,7 @@ import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { CallsInFlight } from './callsInFlight.ts';
 import { SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
-import { countMissed, countSkip } from './countRun.ts';
+import { countMissed, countNotMade, countSkip } from './countRun.ts';
 import { attemptId, attemptOf, failedExecution, fairShareSkip, fireAt, plannedSkip, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
 import type { ExecutionPublisher } from './executionPublisher.ts';
 import type { FairGate } from './fairGate.ts';
@@ -101,8 +101,10 @@ export function createSettleRun(deps: SettleRunDeps) {
       const leaseKey = `job-${run.target.jobId}`;
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
       if (limit > 0 && !(await leases.acquire(leaseKey, attemptId(run), limit, (run.target.timeout * 2 + 60) * 1000))) {
-        if (attemptOf(run) > 1) await executions.publish(run, retryNotMade(run, serverName, clock.now()));
-        else {
+        if (attemptOf(run) > 1) {
+          await executions.publish(run, retryNotMade(run, serverName, clock.now()));
+          countNotMade();
+        } else {
           await executions.publish(run, skippedExecution(run, serverName, clock.now()));
           countSkip(SkipReason.INSTANCES);
           countMissed(run);
