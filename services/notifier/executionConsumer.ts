@@ -3,7 +3,7 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { handleCommand } from '../../shared/eventStore/handleCommand.ts';
-import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { ExecutionOutcome, ExecutionSchema, SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Logger } from '../../shared/log.ts';
 import { JOB_NOTIFY_EVENTS_KEPT, jobNotifyDecider, jobNotifyStream } from '../../shared/notify/index.ts';
 import { skipReasonName } from '../../shared/skipReasons.ts';
@@ -35,7 +35,7 @@ export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierVie
       msg.term();
       return;
     }
-    const job = view.facts(Number(execution.jobId));
+    const job = view.facts(Number(execution.jobId), { accountEnabled: execution.skipReason === SkipReason.ACCOUNT_DISABLED });
     const skipped = execution.outcome === ExecutionOutcome.SKIPPED;
     const ordinary = execution.outcome === ExecutionOutcome.SUCCEEDED && execution.missed === 0 && !view.successMatters(job?.id ?? 0);
     if (!job || ordinary || (skipped && !skipReasonName(execution.skipReason)) || execution.outcome === ExecutionOutcome.UNSPECIFIED) {

@@ -336,7 +336,8 @@ export type Execution = Message<"tock.v1.Execution"> & {
   manual: boolean;
 
   /**
-   * How many scheduled occurrences this run stands for (more than 1 after downtime).
+   * How many scheduled occurrences this run stands for (more than 1 after downtime); for a skip of
+   * SKIP_REASON_ACCOUNT_DISABLED, how many runs were not made.
    *
    * @generated from field: int32 missed = 18;
    */
