@@ -1,5 +1,6 @@
 import { scheduledRunId, type PlannedRun } from './catchUp.ts';
-import { isScheduled, occurrenceAfter, planFloor, type JobPlan } from './occurrences.ts';
+import { STATUS } from '../../shared/job/index.ts';
+import { isScheduled, occurrenceAfter, type JobPlan } from './occurrences.ts';
 
 /** Occurrences counted one by one; past this many the rest of the span is estimated from their pace. */
 const COUNT_BUDGET = 10_000;
@@ -17,7 +18,9 @@ const COUNT_BUDGET = 10_000;
  */
 export function skippedWhileDisabled(plan: JobPlan, from: number, to: number): PlannedRun | null {
   if (!isScheduled(plan.job) || to <= from) return null;
-  const start = planFloor(plan, from);
+  // From `from`, not from the plan's last re-plan: rebuilt after the enable, a plan starts there.
+  const { job } = plan;
+  const start = job.status === STATUS.PAUSED && job.pausedUntil !== null ? Math.max(from, job.pausedUntil - 1) : from;
   let t = start;
   let count = 0;
   let latest: number | null = null;

@@ -73,8 +73,6 @@ export class Planner {
   private readonly firing: FireContext;
   /** While the start sweep runs: new events wait for it. */
   private sweeping: Promise<void> | null = null;
-  /** Skip records of accounts enabled after the last watermark, found while rebuilding: published once live. */
-  private skipsAtStart: { plan: JobPlan; order: PlannedRun }[] = [];
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
@@ -127,6 +125,9 @@ export class Planner {
     for (const plan of this.projection.plans.values()) {
       await slice();
       const c = catchUp(plan, watermark, now, this.misfireMs);
+      // An enable the last watermark does not cover: its skip record may not be out (its id makes a second one a no-op).
+      const skipped = watermark && this.projection.skippedSince(plan, watermark.position);
+      if (skipped) this.enqueue(plan, skipped);
       for (const order of c.due) {
         this.enqueue(plan, order);
         due++;
@@ -136,7 +137,6 @@ export class Planner {
       if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
     }
     this.heap.pushAll(entries);
-    for (const s of this.skipsAtStart.splice(0)) this.enqueue(s.plan, s.order);
     this.live = true;
     this.sweeping = null;
     sweepDone();
@@ -218,14 +218,9 @@ export class Planner {
     if (!Number.isSafeInteger(id)) return;
     const changes = this.projection.applyAccount(id, event, event.position);
     if (this.live) for (const change of changes) this.replan(change);
-    // The runs a disabled account's jobs did not make, recorded once it is enabled again. At a
-    // start, only for an enable the last watermark does not cover (the others went out before).
-    const fresh = this.live || (this.watermark !== null && event.position > this.watermark.position);
-    for (const change of changes) {
-      if (change.kind !== 'replan' || !change.skipped || !fresh) continue;
-      if (this.live) this.enqueue(change.plan, change.skipped);
-      else this.skipsAtStart.push({ plan: change.plan, order: change.skipped });
-    }
+    // The runs a disabled account's jobs did not make, recorded once it is enabled again (while
+    // rebuilding, the start sweep does it: see skippedSince).
+    if (this.live) for (const change of changes) if (change.kind === 'replan' && change.skipped) this.enqueue(change.plan, change.skipped);
     this.options.log.info(event.type === 'AccountDisabled' ? 'account disabled: its jobs are not planned' : 'account enabled: its jobs are planned again', { accountId: id, jobs: changes.length });
   }
 

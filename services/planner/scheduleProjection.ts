@@ -40,6 +40,8 @@ export class ScheduleProjection {
   private readonly shared = new Map<string, Schedule>();
   /** Which accounts are disabled (from the account events the planner applies with applyAccount). */
   readonly accounts = new AccountStatus();
+  /** Each account's last disabled stretch, and the position of the event that ended it. */
+  private readonly disabledSpans = new Map<number, { from: number; to: number; position: bigint }>();
   /** The jobs of disabled accounts: folded as their events come, planned again when the account is enabled. */
   private readonly parked = new Map<number, JobPlan>();
 
@@ -138,6 +140,7 @@ export class ScheduleProjection {
       return changes;
     }
     const fresh = this.watermark !== null && position > this.watermark.position;
+    this.disabledSpans.set(accountId, { from: change.disabledAt ?? change.at, to: change.at, position });
     for (const [jobId, plan] of this.parked) {
       if (plan.job.accountId !== accountId) continue;
       this.parked.delete(jobId);
@@ -147,6 +150,17 @@ export class ScheduleProjection {
       changes.push({ ...this.replan(plan, change.at, fresh), skipped });
     }
     return changes;
+  }
+
+  /**
+   * The skip record a rebuilt plan owes: its account was enabled by an event after `position` (the
+   * last watermark's), so the planner that applied it live may not have published it. Rebuilt, a
+   * job's plan starts at the enable; the record counts from the disable (or the job's creation).
+   */
+  skippedSince(plan: JobPlan, position: bigint): PlannedRun | null {
+    const span = this.disabledSpans.get(plan.job.accountId);
+    if (!span || span.position <= position || plan.job.createdAt >= span.to) return null;
+    return skippedWhileDisabled(plan, Math.max(span.from, plan.job.createdAt), span.to);
   }
 
   /** Whether the job is one of a disabled account's (it has no next run while so). */
