@@ -1,4 +1,5 @@
 import type { Bus } from './bus/bus.ts';
+import type { SkipReasonName } from './skipReasons.ts';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
 /**
@@ -41,6 +42,27 @@ export const runMetrics = {
     registers: [registry],
   }),
   targetDuration: { succeeded: targetDuration.labels('succeeded'), failed: targetDuration.labels('failed') },
+};
+
+const runsSkipped = new Counter({
+  name: 'tock_runs_skipped_total',
+  help: 'Scheduled runs not made, by reason (instances, fair_share, account_disabled).',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+/**
+ * Runs that did not happen on time for a reason Tock knows (the exception path: nothing here is
+ * touched by a run made on time). Children bound once, so every reason is exported from 0 and an
+ * alert on a rate has a series before the first skip.
+ */
+export const skipMetrics = {
+  skipped: <Record<SkipReasonName, ReturnType<typeof runsSkipped.labels>>>{ instances: runsSkipped.labels('instances'), fair_share: runsSkipped.labels('fair_share'), account_disabled: runsSkipped.labels('account_disabled') },
+  missed: new Counter({
+    name: 'tock_runs_missed_total',
+    help: 'Scheduled occurrences missed by more than the misfire threshold after downtime (each collapsed into one late run per job).',
+    registers: [registry],
+  }),
 };
 
 export const apiRequestDuration = new Histogram({

@@ -1,7 +1,7 @@
 // The executor's messages, pure: a due run read (its job, its request, its attempt), and the
 // execution events and retry messages written from it. Nothing here touches the network or the bus.
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
-import { DueRunSchema, ExecutionOutcome, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { DueRunSchema, ExecutionOutcome, SkipReason, type DueRun, type ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type TargetSettings } from '../../shared/job/index.ts';
 import { maskUrl, openSecrets, type Sealer } from '../../shared/job/index.ts';
 import { buildRequest, type RunJob } from './buildRequest.ts';
@@ -58,7 +58,7 @@ export function retryOf(run: DueRun, notBefore: number): DueRun {
  * Every field of the event, written out in one literal: a spread of a shared base lands the copy
  * in a slow object shape, which every run on the hot path would pay for.
  */
-function execution(run: DueRun, server: string, outcome: ExecutionOutcome, startTimeMs: number, error: string, result?: HttpResult): Execution {
+function execution(run: DueRun, server: string, outcome: ExecutionOutcome, startTimeMs: number, error: string, result?: HttpResult, skipReason = SkipReason.UNSPECIFIED): Execution {
   const t = run.target!;
   const scheduledAt = Number(run.scheduledAt);
   return {
@@ -83,6 +83,7 @@ function execution(run: DueRun, server: string, outcome: ExecutionOutcome, start
     ip: result?.ip ?? '',
     executionTime: result?.executionTime ?? 0,
     lateByMs: result ? run.lateByMs + BigInt(Math.max(0, result.startTime - fireAt(run))) : 0n,
+    skipReason,
   };
 }
 
@@ -96,11 +97,27 @@ export function executionOf(run: DueRun, result: HttpResult, server: string): Ex
 /** Pure: the execution event of a run that could not be made (its secrets do not open here). */
 export const failedExecution = (run: DueRun, server: string, now: number, error: string): Execution => execution(run, server, ExecutionOutcome.FAILED, now, error);
 
-/** Pure: the execution event of a skipped run (by default: `instances` runs of the job were in flight). */
-export function skippedExecution(run: DueRun, server: string, now: number, why?: string): Execution {
+/** Pure: the execution event of a run skipped because `instances` runs of the job were in flight. */
+export function skippedExecution(run: DueRun, server: string, now: number): Execution {
   const { instances } = run.target!;
-  const error = why ?? `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
-  return execution(run, server, ExecutionOutcome.SKIPPED, now, error);
+  const error = `skipped: ${instances} run(s) of this job already in progress (instances = ${instances})`;
+  return execution(run, server, ExecutionOutcome.SKIPPED, now, error, undefined, SkipReason.INSTANCES);
+}
+
+/** Pure: the execution event of a run skipped because its account's runs waiting here reached their limit. */
+export function fairShareSkip(run: DueRun, server: string, now: number, load: { inFlight: number; waiting: number }): Execution {
+  const error = `skipped: this account already has ${load.inFlight} calls in progress and ${load.waiting} runs waiting on this executor (its fair share)`;
+  return execution(run, server, ExecutionOutcome.SKIPPED, now, error, undefined, SkipReason.FAIR_SHARE);
+}
+
+/**
+ * Pure: the skip record the planner asked for (`run.skip`): the occurrences of a job whose
+ * account was disabled, `missed` of them, the latest at the run's time. Nothing was called.
+ */
+export function plannedSkip(run: DueRun, server: string, now: number): Execution {
+  const n = Math.max(1, run.missed);
+  const error = `skipped: the account was disabled; ${n} scheduled run${n === 1 ? '' : 's'} of this job not made`;
+  return execution(run, server, ExecutionOutcome.SKIPPED, now, error, undefined, run.skip);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Logger } from '../../shared/log.ts';
 import { DueRunSchema, ExecutionOutcome, ExecutionSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import { executionSubject, retrySubject } from '../../shared/subjects/executor.ts';
 import { createCalledRuns, type EncodedExecution } from './calledRuns.ts';
-import { countRun } from './countRun.ts';
+import { countMissed, countRun } from './countRun.ts';
 import { attemptId, attemptOf, executionOf, outcomeName, retryOf } from './dueRunMessages.ts';
 import type { HttpResult } from './httpCall.ts';
 import { retryDelayMs, shouldRetry } from './retryPolicy.ts';
@@ -59,6 +59,7 @@ export function createExecutionPublisher(options: { bus: Bus; clock: Clock; log:
       called.called(id, event);
       await store(id, event);
       countRun(execution.outcome === ExecutionOutcome.SUCCEEDED, Number(execution.lateByMs), result);
+      countMissed(run);
     },
   };
 }

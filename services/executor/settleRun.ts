@@ -6,8 +6,9 @@ import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { CallsInFlight } from './callsInFlight.ts';
-import { countSkip } from './countRun.ts';
-import { attemptId, attemptOf, failedExecution, fireAt, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
+import { SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
+import { countMissed, countNotMade, countSkip } from './countRun.ts';
+import { attemptId, attemptOf, failedExecution, fairShareSkip, fireAt, plannedSkip, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
 import type { ExecutionPublisher } from './executionPublisher.ts';
 import type { FairGate } from './fairGate.ts';
 import type { HeldRuns } from './heldRuns.ts';
@@ -68,6 +69,13 @@ export function createSettleRun(deps: SettleRunDeps) {
       await msg.ack();
       return;
     }
+    // The planner's record of runs not made (an account disabled): no call, no slot, no wait.
+    if (run.skip !== SkipReason.UNSPECIFIED) {
+      await executions.publish(run, plannedSkip(run, serverName, clock.now()));
+      countSkip(run.skip, Math.max(1, run.missed));
+      await msg.ack();
+      return;
+    }
     // Keep the message ours while we wait for its instant and while the call runs.
     held.hold(msg);
     try {
@@ -93,8 +101,14 @@ export function createSettleRun(deps: SettleRunDeps) {
       const leaseKey = `job-${run.target.jobId}`;
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
       if (limit > 0 && !(await leases.acquire(leaseKey, attemptId(run), limit, (run.target.timeout * 2 + 60) * 1000))) {
-        await executions.publish(run, attemptOf(run) > 1 ? retryNotMade(run, serverName, clock.now()) : skippedExecution(run, serverName, clock.now()));
-        countSkip();
+        if (attemptOf(run) > 1) {
+          await executions.publish(run, retryNotMade(run, serverName, clock.now()));
+          countNotMade();
+        } else {
+          await executions.publish(run, skippedExecution(run, serverName, clock.now()));
+          countSkip(SkipReason.INSTANCES);
+          countMissed(run);
+        }
         await msg.ack();
         return;
       }
@@ -102,10 +116,9 @@ export function createSettleRun(deps: SettleRunDeps) {
         const release = await gate.enter(accountId);
         if (release === 'closed') return msg.nak();
         if (release === 'full') {
-          const { inFlight, waiting } = gate.load(accountId);
-          const why = `skipped: this account already has ${inFlight} calls in progress and ${waiting} runs waiting on this executor (its fair share)`;
-          await executions.publish(run, skippedExecution(run, serverName, clock.now(), why));
-          countSkip();
+          await executions.publish(run, fairShareSkip(run, serverName, clock.now(), gate.load(accountId)));
+          countSkip(SkipReason.FAIR_SHARE);
+          countMissed(run);
         } else {
           try {
             // A run past its account's share was not built ahead: built now it has a slot.

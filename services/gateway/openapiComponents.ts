@@ -65,7 +65,8 @@ export const SCHEMAS: Record<string, Schema> = {
       willRetry: bool('another attempt of this occurrence is scheduled'),
       manual: bool('Tock: a run asked for (cron_run, run/payload), not a scheduled one'),
       lateness: { type: 'number', description: 'Tock: seconds from the scheduled time to the start, to the millisecond' },
-      missed: int('after downtime, how many scheduled occurrences this one late run stands for (0: an ordinary run)'),
+      missed: int('after downtime, how many scheduled occurrences this one late run stands for (0: an ordinary run); for a skip with skipReason account_disabled, how many runs it stands for'),
+      skipReason: { ...nullable('string', 'Tock: why a skipped run (status 2) was not made: instances, fair_share or account_disabled; null otherwise'), enum: ['instances', 'fair_share', 'account_disabled', null] },
     },
   },
   Channel: {

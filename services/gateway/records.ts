@@ -3,6 +3,7 @@ import { ExecutionOutcome, type TestAnswer } from '../../shared/gen/tock/v1/even
 import type { LogEntry } from '../../shared/gen/tock/v1/logs_pb.ts';
 import { compileSchedule, SETTING_NAMES, secretFlag, settingOf, type SettingKind } from '../../shared/job/index.ts';
 import { dstMarks } from '../../shared/schedule/index.ts';
+import { skipReasonName } from '../../shared/skipReasons.ts';
 import type { Channel, JobSnoozeReply } from '../../shared/gen/tock/v1/notifier_pb.ts';
 
 const num = (v: bigint | undefined) => (v === undefined ? null : Number(v));
@@ -111,6 +112,8 @@ export function logRecord(entry: LogEntry) {
       willRetry: e.willRetry,
       // After downtime: how many occurrences this one late run stands for (0 for an ordinary run).
       missed: e.missed,
+      // Tock's: why a skipped run (status 2) was not made; null for the others.
+      skipReason: skipReasonName(e.skipReason),
       // Tock's: a run asked for (cron_run, run/payload) rather than a scheduled one, and how late
       // it started after its time, in seconds to the millisecond (startTime is whole seconds).
       manual: e.manual,

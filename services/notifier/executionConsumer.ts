@@ -3,9 +3,10 @@ import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { handleCommand } from '../../shared/eventStore/handleCommand.ts';
-import { ExecutionOutcome, ExecutionSchema } from '../../shared/gen/tock/v1/events_pb.ts';
+import { ExecutionOutcome, ExecutionSchema, SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Logger } from '../../shared/log.ts';
 import { JOB_NOTIFY_EVENTS_KEPT, jobNotifyDecider, jobNotifyStream } from '../../shared/notify/index.ts';
+import { skipReasonName } from '../../shared/skipReasons.ts';
 import { CONSUMERS } from '../../shared/topology.ts';
 import type { NotifierView } from './notifierView.ts';
 
@@ -20,7 +21,9 @@ export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierVie
     // Subjects are tock.executions.<accountId>.<jobId>.<outcome>: most healthy runs are settled by it.
     const [, , , jobIdText, outcome] = msg.subject.split('.');
     const jobId = Number(jobIdText);
-    if (outcome === 'skipped' || (outcome === 'succeeded' && !view.successMatters(jobId))) {
+    // A job with notifySkipped hears its skipped runs, and its late runs after downtime (decoded to see).
+    const skipMatters = view.skipMatters(jobId);
+    if ((outcome === 'skipped' && !skipMatters) || (outcome === 'succeeded' && !skipMatters && !view.successMatters(jobId))) {
       await msg.ack();
       return;
     }
@@ -32,8 +35,10 @@ export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierVie
       msg.term();
       return;
     }
-    const job = view.facts(Number(execution.jobId));
-    if (!job || (execution.outcome !== ExecutionOutcome.SUCCEEDED && execution.outcome !== ExecutionOutcome.FAILED)) {
+    const job = view.facts(Number(execution.jobId), { accountEnabled: execution.skipReason === SkipReason.ACCOUNT_DISABLED });
+    const skipped = execution.outcome === ExecutionOutcome.SKIPPED;
+    const ordinary = execution.outcome === ExecutionOutcome.SUCCEEDED && execution.missed === 0 && !view.successMatters(job?.id ?? 0);
+    if (!job || ordinary || (skipped && !skipReasonName(execution.skipReason)) || execution.outcome === ExecutionOutcome.UNSPECIFIED) {
       await msg.ack();
       return;
     }
@@ -46,6 +51,8 @@ export function consumeExecutions(bus: Bus, store: EventStore, view: NotifierVie
       output: execution.output,
       downloaded: Number(execution.downloaded),
       executionTime: execution.executionTime,
+      ...(skipped ? { skipReason: skipReasonName(execution.skipReason)! } : {}),
+      ...(execution.missed ? { missed: execution.missed } : {}),
     };
     if (!trimmed.has(job.id)) {
       // The rules need the recent past only (counts are absolute in each event): the stream must not grow with every failure.

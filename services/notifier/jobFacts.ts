@@ -22,6 +22,7 @@ export interface JobRecord {
   notifyFailureRate: number | null;
   notifyFailureWindow: number;
   notifyReminder: number | null;
+  notifySkipped: boolean;
   failureThreshold: number;
   notifyChannels: number[] | null;
   /** 'user' when its owner disabled it; auto-disabled jobs still send their disable notice. */
@@ -31,7 +32,7 @@ export interface JobRecord {
 }
 
 type Settings = Partial<
-  Record<'name' | 'url' | 'group' | 'timezone' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'notifyReminder' | 'failureThreshold' | 'notifyChannels', unknown>
+  Record<'name' | 'url' | 'group' | 'timezone' | 'notify' | 'notifyEvery' | 'notifyMatch' | 'notifyTime' | 'notifyFailureRate' | 'notifyFailureWindow' | 'notifyReminder' | 'notifySkipped' | 'failureThreshold' | 'notifyChannels', unknown>
 >;
 
 const channelList = (value: unknown): number[] | null | undefined => {
@@ -54,6 +55,7 @@ function applySettings(job: JobRecord, s: Settings): JobRecord {
   if (s.notifyFailureRate !== undefined) next.notifyFailureRate = typeof s.notifyFailureRate === 'number' && s.notifyFailureRate > 0 ? s.notifyFailureRate : null;
   if (typeof s.notifyFailureWindow === 'number' && s.notifyFailureWindow > 0) next.notifyFailureWindow = s.notifyFailureWindow;
   if (s.notifyReminder !== undefined) next.notifyReminder = typeof s.notifyReminder === 'number' && s.notifyReminder > 0 ? s.notifyReminder : null;
+  if (typeof s.notifySkipped === 'boolean') next.notifySkipped = s.notifySkipped;
   if (typeof s.failureThreshold === 'number') next.failureThreshold = s.failureThreshold;
   const channels = channelList(s.notifyChannels);
   if (channels !== undefined) next.notifyChannels = channels;
@@ -87,6 +89,7 @@ export function evolveJobRecord(job: JobRecord | undefined, type: string, eventD
       notifyFailureRate: null,
       notifyFailureWindow: 60,
       notifyReminder: null,
+      notifySkipped: false,
       failureThreshold: 20,
       notifyChannels: null,
       disabledByUser: false,
@@ -130,6 +133,7 @@ export function jobFacts(job: JobRecord, groupName: string, accountDisabled: boo
     enabledAt: job.enabledAt,
     channels: job.notifyChannels,
     notifyReminder: job.notifyReminder,
+    notifySkipped: job.notifySkipped,
     escalations,
   };
 }

@@ -182,8 +182,12 @@ export class NotifierView {
     return this.notifyStates.get(jobId);
   }
 
-  /** The facts the rules need about a job, or undefined when the notifier does not know it. */
-  facts(jobId: number) {
+  /**
+   * The facts the rules need about a job, or undefined when the notifier does not know it.
+   * `accountEnabled`: the execution itself proves the account enabled (a disabled account's skip
+   * record is published once it is enabled again), whatever this view has applied so far.
+   */
+  facts(jobId: number, options: { accountEnabled?: boolean } = {}) {
     const job = this.jobs.get(jobId);
     if (!job) return undefined;
     const escalations = new Set<number>();
@@ -191,7 +195,12 @@ export class NotifierView {
       if (c.enabled && c.escalateAfter > 0 && (job.notifyChannels === null || job.notifyChannels.includes(c.id))) escalations.add(c.escalateAfter);
     }
     const groupName = job.group === null ? '' : (this.groupNames.get(job.group) ?? '');
-    return jobFacts(job, groupName, this.disabledAccounts.has(job.accountId), [...escalations].sort((a, b) => a - b));
+    return jobFacts(job, groupName, !options.accountEnabled && this.disabledAccounts.has(job.accountId), [...escalations].sort((a, b) => a - b));
+  }
+
+  /** Whether the job tells skipped and missed runs (notifySkipped). */
+  skipMatters(jobId: number): boolean {
+    return this.jobs.get(jobId)?.notifySkipped ?? false;
   }
 
   /** Whether an execution of this job can matter at all; healthy runs of plain jobs are skipped cheaply. */

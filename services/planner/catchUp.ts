@@ -27,6 +27,8 @@ export interface PlannedRun {
   /** Occurrences a late run stands for (0: an ordinary run). */
   missed: number;
   lateByMs: number;
+  /** A record of runs not made (the account was disabled): the executor publishes a skip, calls nothing. */
+  skip?: boolean;
 }
 
 /** The run id of a scheduled occurrence: the same in every planner replica and after every restart. */

@@ -1,5 +1,5 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import { DueRunSchema, SkipReason, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import { targetOf, type CronJob } from '../../shared/job/index.ts';
 import type { SigningKey } from '../../shared/signing.ts';
 import type { PlannedRun } from './catchUp.ts';
@@ -34,6 +34,7 @@ export function toDueRun(job: CronJob, order: PlannedRun, planning: Planning = U
     manual: order.manual,
     plannedAt: BigInt(planning.plannedAt),
     planSince: BigInt(planning.planSince),
+    skip: order.skip ? SkipReason.ACCOUNT_DISABLED : SkipReason.UNSPECIFIED,
   });
 }
 

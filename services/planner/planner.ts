@@ -125,6 +125,9 @@ export class Planner {
     for (const plan of this.projection.plans.values()) {
       await slice();
       const c = catchUp(plan, watermark, now, this.misfireMs);
+      // An enable the last watermark does not cover: its skip record may not be out (its id makes a second one a no-op).
+      const skipped = watermark && this.projection.skippedSince(plan, watermark.position);
+      if (skipped) this.enqueue(plan, skipped);
       for (const order of c.due) {
         this.enqueue(plan, order);
         due++;
@@ -215,6 +218,9 @@ export class Planner {
     if (!Number.isSafeInteger(id)) return;
     const changes = this.projection.applyAccount(id, event, event.position);
     if (this.live) for (const change of changes) this.replan(change);
+    // The runs a disabled account's jobs did not make, recorded once it is enabled again (while
+    // rebuilding, the start sweep does it: see skippedSince).
+    if (this.live) for (const change of changes) if (change.kind === 'replan' && change.skipped) this.enqueue(change.plan, change.skipped);
     this.options.log.info(event.type === 'AccountDisabled' ? 'account disabled: its jobs are not planned' : 'account enabled: its jobs are planned again', { accountId: id, jobs: changes.length });
   }
 
@@ -321,7 +327,7 @@ export class Planner {
     const plannedAt = this.options.clock.now();
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
-    const msgId = order.manual ? order.runId : `${order.runId}@${plan.since}`;
+    const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${plan.since}`;
     this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : plan.since }, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 

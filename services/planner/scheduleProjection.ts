@@ -2,7 +2,8 @@ import { AppError } from '../../shared/errors.ts';
 import { SCHEDULE_SETTINGS, TARGET_SETTINGS, compactSettings, compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import { isSharable, type Schedule } from '../../shared/schedule/index.ts';
 import { AccountStatus } from './accountStatus.ts';
-import type { Watermark } from './catchUp.ts';
+import type { PlannedRun, Watermark } from './catchUp.ts';
+import { skippedWhileDisabled } from './disabledRuns.ts';
 import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, upcomingRuns, type QueuedRun } from './occurrences.ts';
 
 export { JobPlan, type QueuedRun } from './occurrences.ts';
@@ -11,7 +12,7 @@ export { JobPlan, type QueuedRun } from './occurrences.ts';
 export type PlanChange =
   | { kind: 'none' }
   /** Timing may have changed: plan the job again from its next occurrence. */
-  | { kind: 'replan'; plan: JobPlan }
+  | { kind: 'replan'; plan: JobPlan; skipped?: PlannedRun | null }
   /** A cron_run was queued. */
   | { kind: 'queued'; plan: JobPlan; run: QueuedRun }
   /** Deleted (or its account disabled) at `at`: forget it. */
@@ -39,6 +40,8 @@ export class ScheduleProjection {
   private readonly shared = new Map<string, Schedule>();
   /** Which accounts are disabled (from the account events the planner applies with applyAccount). */
   readonly accounts = new AccountStatus();
+  /** Each account's last disabled stretch, and the position of the event that ended it. */
+  private readonly disabledSpans = new Map<number, { from: number; to: number; position: bigint }>();
   /** The jobs of disabled accounts: folded as their events come, planned again when the account is enabled. */
   private readonly parked = new Map<number, JobPlan>();
 
@@ -137,13 +140,27 @@ export class ScheduleProjection {
       return changes;
     }
     const fresh = this.watermark !== null && position > this.watermark.position;
+    this.disabledSpans.set(accountId, { from: change.disabledAt ?? change.at, to: change.at, position });
     for (const [jobId, plan] of this.parked) {
       if (plan.job.accountId !== accountId) continue;
       this.parked.delete(jobId);
       this.plans.set(jobId, plan);
-      changes.push(this.replan(plan, change.at, fresh));
+      // Counted before the re-plan moves the plan past the disabled time.
+      const skipped = skippedWhileDisabled(plan, Math.max(change.disabledAt ?? change.at, plan.since), change.at);
+      changes.push({ ...this.replan(plan, change.at, fresh), skipped });
     }
     return changes;
+  }
+
+  /**
+   * The skip record a rebuilt plan owes: its account was enabled by an event after `position` (the
+   * last watermark's), so the planner that applied it live may not have published it. Rebuilt, a
+   * job's plan starts at the enable; the record counts from the disable (or the job's creation).
+   */
+  skippedSince(plan: JobPlan, position: bigint): PlannedRun | null {
+    const span = this.disabledSpans.get(plan.job.accountId);
+    if (!span || span.position <= position || plan.job.createdAt >= span.to) return null;
+    return skippedWhileDisabled(plan, Math.max(span.from, plan.job.createdAt), span.to);
   }
 
   /** Whether the job is one of a disabled account's (it has no next run while so). */
@@ -183,7 +200,7 @@ export class ScheduleProjection {
     return upcomingRuns(plan, now, limit);
   }
 
-  private replan(plan: JobPlan, at: number, fresh: boolean): PlanChange {
+  private replan(plan: JobPlan, at: number, fresh: boolean): Extract<PlanChange, { kind: 'replan' }> {
     plan.since = Math.max(plan.since, at);
     plan.cursor = Math.max(plan.cursor, plan.since);
     plan.version++;

@@ -195,6 +195,8 @@ export const SETTINGS = {
   notifyFailureWindow: int({ doc: 'the window of notifyFailureRate, minutes', default: 60, ...range(1, 1440, ' minutes') }),
   // Tock's: while a failure lasts, a reminder at the first failed run this long after it was last notified (shared/notify/followUps.ts).
   notifyReminder: optionalInt({ doc: 'while the job stays failing, remind every this many hours (0 or null: off)', default: null, ...zeroClears(0, 168, ' hours') }),
+  // Tock's: runs not made on time for a reason Tock knows (instances, fair share, account disabled, downtime).
+  notifySkipped: bool({ doc: 'notify when a run is skipped (instances, fair share, account disabled) or missed after downtime', default: false }),
   failureThreshold: int({ doc: 'consecutive failures before the job is disabled (status 4)', default: 20, ...range(1, 100) }),
   notifyChannels: text({ doc: 'channel ids this job notifies, comma-separated (e.g. "3,7"); empty: every channel of the account', default: '', normalize: normalizeChannelList, limits: { pattern: '^[0-9, ]*$' } }),
   keyword: text({ doc: 'the run fails unless the output contains it', default: '', ...length(100), target: true }),

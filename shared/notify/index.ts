@@ -13,3 +13,4 @@ export * from './messages.ts';
 export * from './hostGroups.ts';
 export * from './failureRate.ts';
 export * from './actionLinks.ts';
+export * from './skipped.ts';

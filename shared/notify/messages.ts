@@ -59,6 +59,8 @@ const VERB: Record<TriggerKind, string> = {
   match: 'matched its notify text',
   slow: 'was slow',
   rate: 'is failing often',
+  skipped: 'skipped runs',
+  missed: 'missed runs during downtime',
 };
 
 const jobTitle = (t: Trigger) => (t.job.name ? `"${t.job.name}" (#${t.job.id})` : `cron job #${t.job.id}`);

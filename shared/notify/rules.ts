@@ -1,6 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { rateReached, rateSentence, recordRun, type RateWindow } from './failureRate.ts';
 import { followUp } from './followUps.ts';
+import { missedSentence, skipTrigger } from './skipped.ts';
 import { shownJob, type ExecutionFacts, type JobFacts, type Trigger, type TriggerKind } from './trigger.ts';
 
 /**
@@ -12,6 +13,7 @@ import { shownJob, type ExecutionFacts, type JobFacts, type Trigger, type Trigge
  * - `notifyTime`: the run took longer than that many seconds;
  * - `notifyFailureRate` (Tock's): a failed run brings the failures to that percent of the runs in
  *   the last `notifyFailureWindow` minutes (once, until the rate falls below it: then "okay");
+ * - `notifySkipped` (Tock's): a run skipped, or a late run standing for runs missed after downtime (skipped.ts);
  * - `notifyReminder` and escalation channels (Tock's): see followUps.ts;
  * - nothing at all while `notify` is off, the job or its account is disabled, or the job is
  *   snoozed (Tock's: for a while, or until its next successful run).
@@ -154,6 +156,10 @@ export function decideJobNotify(command: JobNotifyCommand, state: JobNotifyState
   if (state.runs.includes(execution.runId)) return [];
   // Enabling the job starts a new count (the jobs service resets `fail` then too); a snooze stays.
   const base = job.enabledAt !== state.since ? { ...initialJobNotifyState(), since: job.enabledAt, snooze: state.snooze } : state;
+  if (execution.skipReason) {
+    const trigger = skipTrigger(job, execution, base.fail, job.muted || !job.notify || activeSnooze(base.snooze, now) !== null, now);
+    return trigger ? [{ type: 'NotificationTriggered', data: { trigger } }] : [];
+  }
   const fail = execution.failed ? base.fail + 1 : 0;
   const failingSince = !execution.failed ? 0 : base.fail > 0 && base.failingSince ? base.failingSince : execution.time;
   // A snooze until recovery ends at the first successful run, which is then told as usual ("okay").
@@ -200,6 +206,10 @@ export function decideJobNotify(command: JobNotifyCommand, state: JobNotifyState
   if (job.notifyTime && execution.executionTime > job.notifyTime) {
     kind ??= 'slow';
     reasons.push(`the run took ${execution.executionTime.toFixed(1)} s, longer than ${job.notifyTime} s`);
+  }
+  if (job.notifySkipped && execution.missed) {
+    kind ??= 'missed';
+    reasons.push(missedSentence(execution.missed));
   }
   const follow = followUp({
     job,

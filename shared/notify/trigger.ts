@@ -4,7 +4,7 @@
  * others. Types only, and the one mapping from a job's facts to what a notification shows.
  */
 
-export type TriggerKind = 'failed' | 'disabled' | 'okay' | 'match' | 'slow' | 'rate';
+export type TriggerKind = 'failed' | 'disabled' | 'okay' | 'match' | 'slow' | 'rate' | 'skipped' | 'missed';
 
 /** What the notifier knows of a job when one of its executions arrives. */
 export interface JobFacts {
@@ -34,6 +34,8 @@ export interface JobFacts {
   notifyReminder: number | null;
   /** The escalation thresholds (minutes) of the channels this job notifies, ascending. */
   escalations: number[];
+  /** Tell runs skipped (instances, fair share, account disabled) or missed after downtime. */
+  notifySkipped?: boolean;
 }
 
 /** The execution fields a notification shows (FastCron's webhook fields). */
@@ -48,6 +50,10 @@ export interface ExecutionFacts {
   downloaded: number;
   /** Seconds. */
   executionTime: number;
+  /** Not made: why (instances, fair_share, account_disabled). Absent for a run that was made. */
+  skipReason?: string;
+  /** Occurrences the run stands for: a late run after downtime, or a skip record of an account disabled. */
+  missed?: number;
 }
 
 /** The facts of a job a notification shows (and routes by). */

@@ -1,7 +1,7 @@
 /** docs/api.md (Cron jobs): every settable field of a job but the password, Tock's own ones included. */
 export const RECORD_KEYS = [
   'id', 'group', 'name', 'expression', 'filter', 'timezone', 'url', 'httpMethod', 'postData', 'httpHeaders', 'username', 'hasPassword',
-  'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'notifyFailureRate', 'notifyFailureWindow', 'notifyReminder', 'failureThreshold', 'notifyChannels', 'keyword',
+  'userAgent', 'timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyMatch', 'notifyTime', 'notifyFailureRate', 'notifyFailureWindow', 'notifyReminder', 'notifySkipped', 'failureThreshold', 'notifyChannels', 'keyword',
   'pattern', 'retries', 'retryBackoff', 'dstGap', 'dstOverlap', 'fail', 'status', 'points', 'pausedUntil', 'nextRun', 'createdAt', 'updatedAt',
   // Tock's additions (docs/api.md, "Job health").
   'lastResult', 'recentOutcomes', 'runs24h', 'failures24h', 'hourly24h', 'groupName',

@@ -64,10 +64,10 @@ describe('CLI: owner commands over the public API (embedded mode)', function () 
     expect(table.stdout.split('\n')[0]).to.equal('id\tname\texpression\ttimezone\tstatus\tnext run\turl');
     expect(table.stdout).to.match(new RegExp(`^${added.id}\\tfrom the cli\\t\\*/5 \\* \\* \\* \\*\\tUTC\\tactive\\t\\d{4}-\\d\\d-\\d\\dT[\\d:]+Z\\t${site.url}/cli$`, 'm'));
 
-    const edited = await tock('jobs', 'edit', String(added.id), 'timeout=9', 'name=renamed');
+    const edited = await tock('jobs', 'edit', String(added.id), 'timeout=9', 'name=renamed', 'notifySkipped=true');
     expect(edited.code, edited.stderr).to.equal(0);
     expect(edited.stdout).to.contain(`job ${added.id} changed; status active`);
-    expect(await ok(target.api.call('cron_get', { id: added.id }))).to.include({ timeout: 9, name: 'renamed' });
+    expect(await ok(target.api.call('cron_get', { id: added.id }))).to.include({ timeout: 9, name: 'renamed', notifySkipped: true });
 
     const paused = await tock('jobs', 'pause', String(added.id), '--for', '2 hours');
     expect(paused.code, paused.stderr).to.equal(0);

@@ -35,6 +35,7 @@ inBothModes('cron job functions with valid input', (target) => {
         notifyFailureRate: null,
         notifyFailureWindow: 60,
         notifyReminder: null,
+        notifySkipped: false,
         failureThreshold: 20,
         notifyChannels: '',
         keyword: '',

@@ -54,6 +54,7 @@ const INVALID: [string, unknown, number, RegExp][] = [
   ['httpMethod', 'FETCH', 3, /GET, POST, PUT, PATCH, HEAD, DELETE/],
   ['notify', 'maybe', 3, /true or false/],
   ['notify', [true, { x: 1 }], 3, /single value/],
+  ['notifySkipped', 'sometimes', 3, /true or false/],
   ['group', -1, 3, /group id/],
   ['group', 'first', 3, /integer/],
   ['group', 999999, 5, /not found/],

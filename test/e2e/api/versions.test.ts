@@ -78,7 +78,7 @@ describe('job versions and cron_rollback (embedded, fake clock)', function () {
       { field: 'httpHeaders', before: null, after: 'X-Key: ***', secret: true },
       { field: 'username', before: null, after: 'bob' },
       { field: 'password', secret: true },
-      ...['timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyFailureWindow', 'failureThreshold', 'retries', 'retryBackoff'].map((field) => ({ field, before: null, after: created[field] })),
+      ...['timeout', 'instances', 'delay', 'notify', 'notifyEvery', 'notifyFailureWindow', 'notifySkipped', 'failureThreshold', 'retries', 'retryBackoff'].map((field) => ({ field, before: null, after: created[field] })),
     ]);
     expect(history[1]).to.include({ version: null, changes: null, rollbackTo: null });
     for (const h of history) expect(h.rollbackTo).to.equal(null);

@@ -68,6 +68,7 @@ describe('diffSettings: what changed between two versions of a job', () => {
       { field: 'notify', before: null, after: false },
       { field: 'notifyEvery', before: null, after: 1 },
       { field: 'notifyFailureWindow', before: null, after: 60 },
+      { field: 'notifySkipped', before: null, after: false },
       { field: 'failureThreshold', before: null, after: 20 },
       { field: 'retries', before: null, after: 0 },
       { field: 'retryBackoff', before: null, after: 10 },

@@ -35,6 +35,7 @@ export const FORM_LAYOUT: Record<string, { label: string; group: FormGroup }> = 
   notifyFailureRate: { label: 'Notify when this % of recent runs failed', group: 'Failures and notifications' },
   notifyFailureWindow: { label: 'Recent runs: the last (minutes)', group: 'Failures and notifications' },
   notifyReminder: { label: 'While failing, remind every (hours)', group: 'Failures and notifications' },
+  notifySkipped: { label: 'Notify of skipped and missed runs', group: 'Failures and notifications' },
   notifyChannels: { label: 'Notify these channels', group: 'Failures and notifications' },
 };
 

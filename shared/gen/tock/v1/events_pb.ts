@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/events.proto.
  */
 export const file_tock_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSLRAgoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJEg8KB3JldHJpZXMYHiABKAUSFQoNcmV0cnlfYmFja29mZhgfIAEoBRIvCg9zaWduaW5nX3NlY3JldHMYFCADKAsyFi50b2NrLnYxLlNpZ25pbmdTZWNyZXQiNAoNU2lnbmluZ1NlY3JldBIOCgZzZWNyZXQYASABKAkSEwoLdmFsaWRfdW50aWwYAiABKAMijAIKBkR1ZVJ1bhIOCgZydW5faWQYASABKAkSIgoGdGFyZ2V0GAIgASgLMhIudG9jay52MS5SdW5UYXJnZXQSFAoMc2NoZWR1bGVkX2F0GAMgASgDEhUKDW9jY3VycmVuY2VfYXQYBCABKAMSFAoHcGF5bG9hZBgFIAEoCUgAiAEBEg4KBm1pc3NlZBgGIAEoBRISCgpsYXRlX2J5X21zGAcgASgDEg4KBm1hbnVhbBgIIAEoCBISCgpwbGFubmVkX2F0GAkgASgDEg8KB2F0dGVtcHQYCiABKAUSEgoKbm90X2JlZm9yZRgLIAEoAxISCgpwbGFuX3NpbmNlGAwgASgDQgoKCF9wYXlsb2FkIpQDCglFeGVjdXRpb24SDgoGcnVuX2lkGAEgASgJEg4KBmpvYl9pZBgCIAEoAxISCgphY2NvdW50X2lkGAMgASgDEioKB291dGNvbWUYBCABKA4yGS50b2NrLnYxLkV4ZWN1dGlvbk91dGNvbWUSDAoEdGltZRgFIAEoAxIVCg1zdGFydF90aW1lX21zGAYgASgDEhIKCmRvd25sb2FkZWQYByABKAMSEwoLaHR0cF9zdGF0dXMYCCABKAUSDQoFZXJyb3IYCSABKAkSDgoGb3V0cHV0GAogASgJEhQKB3BheWxvYWQYCyABKAlIAIgBARIKCgJpcBgMIAEoCRIOCgZzZXJ2ZXIYDSABKAkSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAESEgoKbGF0ZV9ieV9tcxgPIAEoAxILCgN1cmwYECABKAkSDgoGbWFudWFsGBEgASgIEg4KBm1pc3NlZBgSIAEoBRIPCgdhdHRlbXB0GBMgASgFEhIKCndpbGxfcmV0cnkYFCABKAhCCgoIX3BheWxvYWQiggIKE05vdGlmaWNhdGlvblRyaWdnZXISDgoGam9iX2lkGAEgASgDEhAKCGpvYl9uYW1lGAIgASgJEg8KB2pvYl91cmwYAyABKAkSDQoFZ3JvdXAYBCABKAMSDAoEa2luZBgFIAEoCRIPCgdyZWFzb25zGAYgAygJEgwKBGZhaWwYByABKAUSDgoGcnVuX2lkGAggASgJEgwKBHRpbWUYCSABKAMSEwoLaHR0cF9zdGF0dXMYCiABKAUSDQoFZXJyb3IYCyABKAkSDgoGb3V0cHV0GAwgASgJEhIKCmRvd25sb2FkZWQYDSABKAMSFgoOZXhlY3V0aW9uX3RpbWUYDiABKAEifwoMTm90aWZpY2F0aW9uEgoKAmlkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAMSCgoCYXQYAyABKAMSLgoIdHJpZ2dlcnMYBCADKAsyHC50b2NrLnYxLk5vdGlmaWNhdGlvblRyaWdnZXISEwoLY2hhbm5lbF9pZHMYBSADKAMiVQoHVGVzdFJ1bhIPCgd0ZXN0X2lkGAEgASgJEiIKBnRhcmdldBgCIAEoCzISLnRvY2sudjEuUnVuVGFyZ2V0EhUKDWV4cGlyZXNfYXRfbXMYAyABKAMiKQoKVGVzdEhlYWRlchIMCgRuYW1lGAEgASgJEg0KBXZhbHVlGAIgASgJIuMBCgpUZXN0QW5zd2VyEg8KB3Rlc3RfaWQYASABKAkSDwoHcmVmdXNlZBgCIAEoCRIRCglzdWNjZWVkZWQYAyABKAgSEwoLaHR0cF9zdGF0dXMYBCABKAUSFgoOZXhlY3V0aW9uX3RpbWUYBSABKAESDQoFZXJyb3IYBiABKAkSCgoCaXAYByABKAkSEgoKZG93bmxvYWRlZBgIIAEoAxIkCgdoZWFkZXJzGAkgAygLMhMudG9jay52MS5UZXN0SGVhZGVyEg4KBm91dHB1dBgKIAEoCRIOCgZzZXJ2ZXIYCyABKAkqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
+  fileDesc("ChR0b2NrL3YxL2V2ZW50cy5wcm90bxIHdG9jay52MSLRAgoJUnVuVGFyZ2V0Eg4KBmpvYl9pZBgBIAEoAxISCgphY2NvdW50X2lkGAIgASgDEgsKA3VybBgDIAEoCRITCgtodHRwX21ldGhvZBgEIAEoCRIRCglwb3N0X2RhdGEYBSABKAkSFAoMaHR0cF9oZWFkZXJzGAYgASgJEhAKCHVzZXJuYW1lGAcgASgJEhAKCHBhc3N3b3JkGAggASgJEhIKCnVzZXJfYWdlbnQYCSABKAkSDwoHdGltZW91dBgKIAEoBRIRCglpbnN0YW5jZXMYCyABKAUSDwoHa2V5d29yZBgMIAEoCRIPCgdwYXR0ZXJuGA0gASgJEg8KB3JldHJpZXMYHiABKAUSFQoNcmV0cnlfYmFja29mZhgfIAEoBRIvCg9zaWduaW5nX3NlY3JldHMYFCADKAsyFi50b2NrLnYxLlNpZ25pbmdTZWNyZXQiNAoNU2lnbmluZ1NlY3JldBIOCgZzZWNyZXQYASABKAkSEwoLdmFsaWRfdW50aWwYAiABKAMirwIKBkR1ZVJ1bhIOCgZydW5faWQYASABKAkSIgoGdGFyZ2V0GAIgASgLMhIudG9jay52MS5SdW5UYXJnZXQSFAoMc2NoZWR1bGVkX2F0GAMgASgDEhUKDW9jY3VycmVuY2VfYXQYBCABKAMSFAoHcGF5bG9hZBgFIAEoCUgAiAEBEg4KBm1pc3NlZBgGIAEoBRISCgpsYXRlX2J5X21zGAcgASgDEg4KBm1hbnVhbBgIIAEoCBISCgpwbGFubmVkX2F0GAkgASgDEg8KB2F0dGVtcHQYCiABKAUSEgoKbm90X2JlZm9yZRgLIAEoAxISCgpwbGFuX3NpbmNlGAwgASgDEiEKBHNraXAYDSABKA4yEy50b2NrLnYxLlNraXBSZWFzb25CCgoIX3BheWxvYWQivgMKCUV4ZWN1dGlvbhIOCgZydW5faWQYASABKAkSDgoGam9iX2lkGAIgASgDEhIKCmFjY291bnRfaWQYAyABKAMSKgoHb3V0Y29tZRgEIAEoDjIZLnRvY2sudjEuRXhlY3V0aW9uT3V0Y29tZRIMCgR0aW1lGAUgASgDEhUKDXN0YXJ0X3RpbWVfbXMYBiABKAMSEgoKZG93bmxvYWRlZBgHIAEoAxITCgtodHRwX3N0YXR1cxgIIAEoBRINCgVlcnJvchgJIAEoCRIOCgZvdXRwdXQYCiABKAkSFAoHcGF5bG9hZBgLIAEoCUgAiAEBEgoKAmlwGAwgASgJEg4KBnNlcnZlchgNIAEoCRIWCg5leGVjdXRpb25fdGltZRgOIAEoARISCgpsYXRlX2J5X21zGA8gASgDEgsKA3VybBgQIAEoCRIOCgZtYW51YWwYESABKAgSDgoGbWlzc2VkGBIgASgFEg8KB2F0dGVtcHQYEyABKAUSEgoKd2lsbF9yZXRyeRgUIAEoCBIoCgtza2lwX3JlYXNvbhgVIAEoDjITLnRvY2sudjEuU2tpcFJlYXNvbkIKCghfcGF5bG9hZCKCAgoTTm90aWZpY2F0aW9uVHJpZ2dlchIOCgZqb2JfaWQYASABKAMSEAoIam9iX25hbWUYAiABKAkSDwoHam9iX3VybBgDIAEoCRINCgVncm91cBgEIAEoAxIMCgRraW5kGAUgASgJEg8KB3JlYXNvbnMYBiADKAkSDAoEZmFpbBgHIAEoBRIOCgZydW5faWQYCCABKAkSDAoEdGltZRgJIAEoAxITCgtodHRwX3N0YXR1cxgKIAEoBRINCgVlcnJvchgLIAEoCRIOCgZvdXRwdXQYDCABKAkSEgoKZG93bmxvYWRlZBgNIAEoAxIWCg5leGVjdXRpb25fdGltZRgOIAEoASJ/CgxOb3RpZmljYXRpb24SCgoCaWQYASABKAkSEgoKYWNjb3VudF9pZBgCIAEoAxIKCgJhdBgDIAEoAxIuCgh0cmlnZ2VycxgEIAMoCzIcLnRvY2sudjEuTm90aWZpY2F0aW9uVHJpZ2dlchITCgtjaGFubmVsX2lkcxgFIAMoAyJVCgdUZXN0UnVuEg8KB3Rlc3RfaWQYASABKAkSIgoGdGFyZ2V0GAIgASgLMhIudG9jay52MS5SdW5UYXJnZXQSFQoNZXhwaXJlc19hdF9tcxgDIAEoAyIpCgpUZXN0SGVhZGVyEgwKBG5hbWUYASABKAkSDQoFdmFsdWUYAiABKAki4wEKClRlc3RBbnN3ZXISDwoHdGVzdF9pZBgBIAEoCRIPCgdyZWZ1c2VkGAIgASgJEhEKCXN1Y2NlZWRlZBgDIAEoCBITCgtodHRwX3N0YXR1cxgEIAEoBRIWCg5leGVjdXRpb25fdGltZRgFIAEoARINCgVlcnJvchgGIAEoCRIKCgJpcBgHIAEoCRISCgpkb3dubG9hZGVkGAggASgDEiQKB2hlYWRlcnMYCSADKAsyEy50b2NrLnYxLlRlc3RIZWFkZXISDgoGb3V0cHV0GAogASgJEg4KBnNlcnZlchgLIAEoCSqCAQoKU2tpcFJlYXNvbhIbChdTS0lQX1JFQVNPTl9VTlNQRUNJRklFRBAAEhkKFVNLSVBfUkVBU09OX0lOU1RBTkNFUxABEhoKFlNLSVBfUkVBU09OX0ZBSVJfU0hBUkUQAhIgChxTS0lQX1JFQVNPTl9BQ0NPVU5UX0RJU0FCTEVEEAMqkwEKEEV4ZWN1dGlvbk91dGNvbWUSIQodRVhFQ1VUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtFWEVDVVRJT05fT1VUQ09NRV9TVUNDRUVERUQQARIcChhFWEVDVVRJT05fT1VUQ09NRV9GQUlMRUQQAhIdChlFWEVDVVRJT05fT1VUQ09NRV9TS0lQUEVEEANiBnByb3RvMw");
 
 /**
  * What an executor needs to call a job's URL: a snapshot taken by the planner when it emits the run.
@@ -217,6 +217,15 @@ export type DueRun = Message<"tock.v1.DueRun"> & {
    * @generated from field: int64 plan_since = 12;
    */
   planSince: bigint;
+
+  /**
+   * Set: no call is made; the executor records a skip for this reason (the planner sets
+   * SKIP_REASON_ACCOUNT_DISABLED for the occurrences a disabled account's job did not run, `missed`
+   * of them).
+   *
+   * @generated from field: tock.v1.SkipReason skip = 13;
+   */
+  skip: SkipReason;
 };
 
 /**
@@ -327,7 +336,8 @@ export type Execution = Message<"tock.v1.Execution"> & {
   manual: boolean;
 
   /**
-   * How many scheduled occurrences this run stands for (more than 1 after downtime).
+   * How many scheduled occurrences this run stands for (more than 1 after downtime); for a skip of
+   * SKIP_REASON_ACCOUNT_DISABLED, how many runs were not made.
    *
    * @generated from field: int32 missed = 18;
    */
@@ -346,6 +356,13 @@ export type Execution = Message<"tock.v1.Execution"> & {
    * @generated from field: bool will_retry = 20;
    */
   willRetry: boolean;
+
+  /**
+   * Why a skipped run (outcome SKIPPED) was not made; UNSPECIFIED for the others.
+   *
+   * @generated from field: tock.v1.SkipReason skip_reason = 21;
+   */
+  skipReason: SkipReason;
 };
 
 /**
@@ -384,7 +401,7 @@ export type NotificationTrigger = Message<"tock.v1.NotificationTrigger"> & {
   group: bigint;
 
   /**
-   * failed, disabled, okay, match or slow.
+   * failed, disabled, okay, match, slow, rate, skipped (notifySkipped) or missed (notifySkipped).
    *
    * @generated from field: string kind = 5;
    */
@@ -637,6 +654,45 @@ export const TestAnswerSchema: GenMessage<TestAnswer> = /*@__PURE__*/
   messageDesc(file_tock_v1_events, 8);
 
 /**
+ * Why a run was not made on time (a fixed set: it is a metric label too).
+ *
+ * @generated from enum tock.v1.SkipReason
+ */
+export enum SkipReason {
+  /**
+   * @generated from enum value: SKIP_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The job's `instances` runs were in flight.
+   *
+   * @generated from enum value: SKIP_REASON_INSTANCES = 1;
+   */
+  INSTANCES = 1,
+
+  /**
+   * The account's runs waiting on the executor reached its limit (its fair share).
+   *
+   * @generated from enum value: SKIP_REASON_FAIR_SHARE = 2;
+   */
+  FAIR_SHARE = 2,
+
+  /**
+   * The account was disabled at the occurrences' time.
+   *
+   * @generated from enum value: SKIP_REASON_ACCOUNT_DISABLED = 3;
+   */
+  ACCOUNT_DISABLED = 3,
+}
+
+/**
+ * Describes the enum tock.v1.SkipReason.
+ */
+export const SkipReasonSchema: GenEnum<SkipReason> = /*@__PURE__*/
+  enumDesc(file_tock_v1_events, 0);
+
+/**
  * @generated from enum tock.v1.ExecutionOutcome
  */
 export enum ExecutionOutcome {
@@ -665,5 +721,5 @@ export enum ExecutionOutcome {
  * Describes the enum tock.v1.ExecutionOutcome.
  */
 export const ExecutionOutcomeSchema: GenEnum<ExecutionOutcome> = /*@__PURE__*/
-  enumDesc(file_tock_v1_events, 0);
+  enumDesc(file_tock_v1_events, 1);
 
