@@ -70,6 +70,8 @@ export class ScheduleProjection {
       this.plans.set(jobId, plan);
       return { kind: 'replan', plan };
     }
+    // A badge changes nothing the planner keeps (and its token reaches the planner sealed).
+    if (event.type === 'BadgeIssued' || event.type === 'BadgeRevoked') return NONE;
     const parked = this.parked.get(jobId);
     if (parked) return this.applyParked(jobId, parked, event);
     const plan = this.plans.get(jobId);

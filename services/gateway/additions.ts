@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import type Koa from 'koa';
+import { AppError } from '../../shared/errors.ts';
+import type { CronJob } from '../../shared/gen/tock/v1/jobs_pb.ts';
+import { badgeLabel, badgeState, badgeSvg, type LastRun } from './badge.ts';
+import { need, type Clients, type Fn } from './call.ts';
+import { id, int32 } from './inputs.ts';
+import { logRecord } from './records.ts';
+import { isoInZone } from './zoneTime.ts';
+
+/** The path of a badge: what the owner puts in a README. */
+export const badgePath = (token: string) => `/badge/${token}.svg`;
+/** How long a badge may be cached (s): a README shows a state at most this old; a revoked URL is refused at once by Tock itself. */
+export const BADGE_MAX_AGE = 60;
+
+/** account_calendar's bounds (docs/api.md): hours ahead, runs per job, runs in all. */
+export const CALENDAR_HOURS = 24;
+export const CALENDAR_PER_JOB = 100;
+export const CALENDAR_LIMIT = 1000;
+/** Jobs read per ListJobs call when the calendar gathers the account's jobs. */
+const PAGE = 1000;
+
+function badgeRecord(jobId: bigint, token: string, issuedAt: bigint, name: string, origin: string | undefined) {
+  const path = badgePath(token);
+  const url = origin ? `${origin}${path}` : null;
+  // The alt text is the label: brackets in a job name would end the Markdown link early.
+  const alt = badgeLabel(name).replace(/[[\]\\]/g, '');
+  return { id: Number(jobId), token, path, url, markdown: url ? `![${alt}](${url})` : null, issuedAt: Number(issuedAt) };
+}
+
+/**
+ * Tock's additions of issue 22, point 8: a status badge per job (cron_badge, cron_badge_revoke,
+ * and its public URL, `serveBadge`) and the account's calendar of the next runs.
+ */
+export const ADDITIONS: Record<string, Fn> = {
+  // The only answer that shows a badge's token: to the job's owner.
+  cron_badge: async ({ params, accountId, origin }, c) => {
+    const jobId = id(params);
+    const job = await c.jobs.getJob({ accountId, id: jobId });
+    const badge = await c.jobs.issueBadge({ accountId, id: jobId });
+    return badgeRecord(jobId, badge.token, badge.issuedAt, job.name, origin);
+  },
+  cron_badge_revoke: async ({ params, accountId }, c) => {
+    const jobId = id(params);
+    const { revoked } = await c.jobs.revokeBadge({ accountId, id: jobId });
+    return { id: Number(jobId), revoked };
+  },
+  account_calendar: async ({ params, accountId }, c) => {
+    const hours = int32(params, 'hours') ?? CALENDAR_HOURS;
+    if (hours < 1 || hours > CALENDAR_HOURS) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${CALENDAR_HOURS}, got ${hours}`, { field: ['hours'] });
+    const limit = int32(params, 'limit') ?? CALENDAR_LIMIT;
+    if (limit < 1 || limit > CALENDAR_LIMIT) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${CALENDAR_LIMIT}, got ${limit}`, { field: ['limit'] });
+    const jobs = await accountJobs(c, accountId);
+    const byId = new Map(jobs.map((j) => [j.id, j]));
+    const { runs, truncated } = await need(c.planner, 'planner').calendar({ accountId, ids: jobs.map((j) => j.id), spanMs: BigInt(hours * 3_600_000), perJob: CALENDAR_PER_JOB, limit });
+    const from = Math.floor(Date.now() / 1000);
+    const entries = runs.flatMap((r) => {
+      const job = byId.get(r.jobId);
+      if (!job) return [];
+      const ms = Number(r.at);
+      return [{ id: Number(job.id), name: job.name, time: Math.floor(ms / 1000), timezone: job.timezone, local: isoInZone(ms, job.timezone) }];
+    });
+    return { from, until: from + hours * 3600, truncated, runs: entries };
+  },
+};
+
+/** The account's jobs that may run (active, or paused with an end), read a page at a time. */
+async function accountJobs(c: Clients, accountId: bigint): Promise<CronJob[]> {
+  const out: CronJob[] = [];
+  for (let page = 1; ; page++) {
+    const { jobs } = await c.jobs.listJobs({ accountId, page, limit: PAGE, keyword: '' });
+    out.push(...jobs.filter((j) => !j.deleted && (j.status === 0 || (j.status === 5 && j.pausedUntil !== undefined))));
+    if (jobs.length < PAGE) return out;
+  }
+}
+
+/** Only well-formed tokens are looked up: 32 characters of base64url, as cron_badge makes them. */
+const TOKEN = /^([A-Za-z0-9_-]{32})\.svg$/;
+
+/**
+ * GET /badge/<token>.svg: the job's state as an SVG, to anyone who has the URL (the token is the
+ * credential). Unknown, revoked and deleted look alike: 404. Only the token's hash leaves the
+ * gateway, as with account tokens.
+ */
+export function serveBadge(clients: Clients, now: () => number): Koa.Middleware {
+  return async (ctx) => {
+    const match = TOKEN.exec(String(ctx.params.file ?? ''));
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    const job = match ? await clients.jobs.badgeJob({ tokenHash: createHash('sha256').update(match[1]!).digest('hex') }).catch(notFoundAsUndefined) : undefined;
+    if (!job) {
+      ctx.status = 404;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { status: 'error', code: new AppError('NOT_FOUND', '').code, message: 'no such badge' };
+      return;
+    }
+    const last = await lastRun(clients, job);
+    ctx.type = 'image/svg+xml; charset=utf-8';
+    ctx.set('Cache-Control', `public, max-age=${BADGE_MAX_AGE}`);
+    // Even opened on its own, the document may run nothing and load nothing.
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+    ctx.body = badgeSvg(badgeLabel(job.name), badgeState(job, last, now()));
+  };
+}
+
+const notFoundAsUndefined = (error: unknown) => {
+  if (error instanceof AppError && error.kind === 'NOT_FOUND') return undefined;
+  throw error;
+};
+
+/** The job's last run, from the logs service; null when it never ran or the logs cannot answer (the badge still shows the job's state). */
+async function lastRun(clients: Clients, job: CronJob): Promise<LastRun | null> {
+  if (!clients.logs) return null;
+  try {
+    const { summaries } = await clients.logs.summaries({ accountId: job.accountId, ids: [job.id], recent: 1, since: BigInt(Math.floor(Date.now() / 1000)), hoursFrom: 0n, hours: 0 });
+    const last = summaries[0]?.last;
+    if (!last) return null;
+    const r = logRecord(last).result;
+    return { time: r.time, status: r.status };
+  } catch {
+    return null;
+  }
+}
