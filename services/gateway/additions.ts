@@ -52,8 +52,10 @@ export const ADDITIONS: Record<string, Fn> = {
     if (limit < 1 || limit > CALENDAR_LIMIT) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${CALENDAR_LIMIT}, got ${limit}`, { field: ['limit'] });
     const jobs = await accountJobs(c, accountId);
     const byId = new Map(jobs.map((j) => [j.id, j]));
-    const { runs, truncated } = await need(c.planner, 'planner').calendar({ accountId, ids: jobs.map((j) => j.id), spanMs: BigInt(hours * 3_600_000), perJob: CALENDAR_PER_JOB, limit });
-    const from = Math.floor(Date.now() / 1000);
+    const reply = await need(c.planner, 'planner').calendar({ accountId, ids: jobs.map((j) => j.id), spanMs: BigInt(hours * 3_600_000), perJob: CALENDAR_PER_JOB, limit });
+    const { runs, truncated } = reply;
+    // The planner's clock, which the runs follow.
+    const from = Math.floor(Number(reply.from) / 1000);
     const entries = runs.flatMap((r) => {
       const job = byId.get(r.jobId);
       if (!job) return [];

@@ -107,7 +107,7 @@ export function createGateway(options: GatewayOptions): Koa {
       // be refused: IETF draft RateLimit fields, seconds.
       const budget = tokenLimiter.state(limitKey);
       if (options.rateLimit.rate > 0) ctx.set({ 'RateLimit-Limit': String(options.rateLimit.burst), 'RateLimit-Remaining': String(budget.remaining), 'RateLimit-Reset': String(budget.reset) });
-      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined, origin: ctx.origin }, clients) };
+      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined, origin: `${ctx.protocol}://${ctx.host}` }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
       code = appError.code;

@@ -97,5 +97,5 @@ export function calendarRuns(plans: JobPlan[], first: number[][], now: number, u
 export async function accountCalendar(projection: ScheduleProjection, accountId: number, jobIds: number[], now: number, until: number, perJob: number, limit: number) {
   const plans = jobIds.map((id) => projection.get(id)).filter((p): p is JobPlan => p !== undefined && p.job.accountId === accountId);
   const first = await slicedMap(plans, (plan) => upcomingRuns(plan, now, 1));
-  return calendarRuns(plans, first, now, until, perJob, limit);
+  return { ...calendarRuns(plans, first, now, until, perJob, limit), from: now };
 }

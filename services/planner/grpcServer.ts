@@ -34,8 +34,8 @@ export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf' 
       const accountId = toId(request.accountId, 'accountId');
       const ids = request.ids.map((id) => (Number.isSafeInteger(Number(id)) ? Number(id) : -1));
       const span = Math.min(Math.max(Number(request.spanMs), 0), CALENDAR_SPAN_MS);
-      const { runs, truncated } = await planner.calendar(accountId, ids, span, clamp(request.perJob), clamp(request.limit));
-      return { runs: runs.map((r) => ({ jobId: BigInt(r.jobId), at: BigInt(r.at) })), truncated };
+      const { runs, truncated, from } = await planner.calendar(accountId, ids, span, clamp(request.perJob), clamp(request.limit));
+      return { runs: runs.map((r) => ({ jobId: BigInt(r.jobId), at: BigInt(r.at) })), truncated, from: BigInt(from) };
     },
   };
 }
