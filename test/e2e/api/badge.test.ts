@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { fails, ok, rawRequest, type ApiClient } from '../../support/api.ts';
-import { inBothModes, streamEvents, type ApiTarget } from '../../support/targets.ts';
+import { embeddedTarget, inBothModes, streamEvents, type ApiTarget } from '../../support/targets.ts';
 import { YEARLY } from '../../support/jobFixtures.ts';
+import { startTarget } from '../../support/target.ts';
+import { waitFor } from '../../support/waitFor.ts';
 
 /**
  * A well-formed XML document of elements, attributes and text, and nothing else: every tag closed
@@ -140,5 +142,47 @@ inBothModes('status badges: cron_badge, cron_badge_revoke and GET /badge/<token>
     const anonymous = await rawRequest(target().baseUrl, '/api/v1/cron_badge', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: job.id }) });
     expect(anonymous.http).to.equal(401);
     expect(await fails(api.call('cron_badge', {}), 4)).to.match(/^id: /);
+  });
+});
+
+describe('status badges follow the job (embedded, real runs)', function () {
+  this.timeout(60_000);
+  let system: Awaited<ReturnType<typeof embeddedTarget>>;
+  let target: Awaited<ReturnType<typeof startTarget>>;
+  let fail = false;
+  before(async () => {
+    target = await startTarget(() => (fail ? { status: 500, body: 'down' } : { body: 'fine' }));
+    system = await embeddedTarget({ TOCK_ALLOW_NETWORKS: '127.0.0.0/8' });
+  });
+  after(async () => {
+    await system?.stop();
+    await target?.close();
+  });
+
+  const stateOf = async (path: string) => textsOf((await get(system, path)).text)[2];
+  const runOnce = async (id: number) => {
+    const before = (await ok<any[]>(system.api.call('cron_logs', { id }))).length;
+    await ok(system.api.call('cron_run', { id }));
+    await waitFor(async () => (await ok<any[]>(system.api.call('cron_logs', { id }))).length > before, `a result of job ${id}`, 15_000);
+  };
+
+  it('pending, ok after a successful run, failing after a failed one, then paused and disabled', async () => {
+    const job = await ok(system.api.call('cron_add', { url: `${target.url}/job`, expression: 'manual', name: 'sync' }));
+    const { path } = await ok(system.api.call('cron_badge', { id: job.id }));
+    expect(await stateOf(path)).to.equal('pending');
+    await runOnce(job.id);
+    expect(await stateOf(path)).to.equal('ok');
+    fail = true;
+    await runOnce(job.id);
+    expect(await stateOf(path)).to.equal('failing');
+    expect((await get(system, path)).text).to.contain('fill="#e05d44"');
+    await ok(system.api.call('cron_pause', { id: job.id }));
+    expect(await stateOf(path)).to.equal('paused');
+    await ok(system.api.call('cron_disable', { id: job.id }));
+    expect(await stateOf(path)).to.equal('disabled');
+    // A badge is no setting: it survives an edit and a re-enable.
+    await ok(system.api.call('cron_edit', { id: job.id, name: 'sync2' }));
+    await ok(system.api.call('cron_enable', { id: job.id }));
+    expect(textsOf((await get(system, path)).text).slice(0, 1)).to.deep.equal(['sync2']);
   });
 });
