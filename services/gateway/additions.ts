@@ -17,8 +17,6 @@ export const BADGE_MAX_AGE = 60;
 export const CALENDAR_HOURS = 24;
 export const CALENDAR_PER_JOB = 100;
 export const CALENDAR_LIMIT = 1000;
-/** Jobs read per ListJobs call when the calendar gathers the account's jobs. */
-const PAGE = 1000;
 
 function badgeRecord(jobId: bigint, token: string, issuedAt: bigint, name: string, origin: string | undefined) {
   const path = badgePath(token);
@@ -50,31 +48,16 @@ export const ADDITIONS: Record<string, Fn> = {
     if (hours < 1 || hours > CALENDAR_HOURS) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${CALENDAR_HOURS}, got ${hours}`, { field: ['hours'] });
     const limit = int32(params, 'limit') ?? CALENDAR_LIMIT;
     if (limit < 1 || limit > CALENDAR_LIMIT) throw new AppError('INVALID_PARAMETER', `must be from 1 to ${CALENDAR_LIMIT}, got ${limit}`, { field: ['limit'] });
-    const jobs = await accountJobs(c, accountId);
-    const byId = new Map(jobs.map((j) => [j.id, j]));
-    const reply = await need(c.planner, 'planner').calendar({ accountId, ids: jobs.map((j) => j.id), spanMs: BigInt(hours * 3_600_000), perJob: CALENDAR_PER_JOB, limit });
-    const { runs, truncated } = reply;
+    const reply = await need(c.planner, 'planner').calendar({ accountId, spanMs: BigInt(hours * 3_600_000), perJob: CALENDAR_PER_JOB, limit });
     // The planner's clock, which the runs follow.
     const from = Math.floor(Number(reply.from) / 1000);
-    const entries = runs.flatMap((r) => {
-      const job = byId.get(r.jobId);
-      if (!job) return [];
+    const entries = reply.runs.map((r) => {
       const ms = Number(r.at);
-      return [{ id: Number(job.id), name: job.name, time: Math.floor(ms / 1000), timezone: job.timezone, local: isoInZone(ms, job.timezone) }];
+      return { id: Number(r.jobId), name: r.name, time: Math.floor(ms / 1000), timezone: r.timezone, local: isoInZone(ms, r.timezone) };
     });
-    return { from, until: from + hours * 3600, truncated, runs: entries };
+    return { from, until: from + hours * 3600, truncated: reply.truncated, runs: entries };
   },
 };
-
-/** The account's jobs that may run (active, or paused with an end), read a page at a time. */
-async function accountJobs(c: Clients, accountId: bigint): Promise<CronJob[]> {
-  const out: CronJob[] = [];
-  for (let page = 1; ; page++) {
-    const { jobs } = await c.jobs.listJobs({ accountId, page, limit: PAGE, keyword: '' });
-    out.push(...jobs.filter((j) => !j.deleted && (j.status === 0 || (j.status === 5 && j.pausedUntil !== undefined))));
-    if (jobs.length < PAGE) return out;
-  }
-}
 
 /** Only well-formed tokens are looked up: 32 characters of base64url, as cron_badge makes them. */
 const TOKEN = /^([A-Za-z0-9_-]{32})\.svg$/;
@@ -86,7 +69,7 @@ const TOKEN = /^([A-Za-z0-9_-]{32})\.svg$/;
  */
 export function serveBadge(clients: Clients, now: () => number): Koa.Middleware {
   return async (ctx) => {
-    const match = TOKEN.exec(String(ctx.params.file ?? ''));
+    const match = TOKEN.exec(String((ctx.params as { file?: string }).file ?? ''));
     ctx.set('X-Content-Type-Options', 'nosniff');
     const job = match ? await clients.jobs.badgeJob({ tokenHash: createHash('sha256').update(match[1]!).digest('hex') }).catch(notFoundAsUndefined) : undefined;
     if (!job) {

@@ -4,7 +4,7 @@ import type { ScheduleProjection } from './scheduleProjection.ts';
 
 /** One run of an account's calendar: the job and when its run is published (ms). */
 export interface CalendarRun {
-  jobId: number;
+  job: JobPlan['job'];
   at: number;
 }
 
@@ -79,7 +79,7 @@ export function calendarRuns(plans: JobPlan[], first: number[][], now: number, u
       if (out.length === limit) break;
       continue;
     }
-    out.push({ jobId: c.plan.job.id, at: at(c) });
+    out.push({ job: c.plan.job, at: at(c) });
     c.taken++;
     c.next++;
     if (c.next >= c.runs.length && c.runs.length === c.fetched && c.fetched <= perJob) {
@@ -93,9 +93,9 @@ export function calendarRuns(plans: JobPlan[], first: number[][], now: number, u
   return { runs: out, truncated };
 }
 
-/** The calendar of an account's jobs `jobIds` (others' and unknown ids are left out), the first run of each found in time slices. */
-export async function accountCalendar(projection: ScheduleProjection, accountId: number, jobIds: number[], now: number, until: number, perJob: number, limit: number) {
-  const plans = jobIds.map((id) => projection.get(id)).filter((p): p is JobPlan => p !== undefined && p.job.accountId === accountId);
+/** The calendar of an account's jobs, the first run of each found in time slices (an account may have thousands). */
+export async function accountCalendar(projection: ScheduleProjection, accountId: number, now: number, until: number, perJob: number, limit: number) {
+  const plans = projection.plansOf(accountId);
   const first = await slicedMap(plans, (plan) => upcomingRuns(plan, now, 1));
   return { ...calendarRuns(plans, first, now, until, perJob, limit), from: now };
 }

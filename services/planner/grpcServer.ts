@@ -32,10 +32,10 @@ export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf' 
     },
     async calendar(request) {
       const accountId = toId(request.accountId, 'accountId');
-      const ids = request.ids.map((id) => (Number.isSafeInteger(Number(id)) ? Number(id) : -1));
       const span = Math.min(Math.max(Number(request.spanMs), 0), CALENDAR_SPAN_MS);
-      const { runs, truncated, from } = await planner.calendar(accountId, ids, span, clamp(request.perJob), clamp(request.limit));
-      return { runs: runs.map((r) => ({ jobId: BigInt(r.jobId), at: BigInt(r.at) })), truncated, from: BigInt(from) };
+      const { runs, truncated, from } = await planner.calendar(accountId, span, clamp(request.perJob), clamp(request.limit));
+      const out = runs.map((r) => ({ jobId: BigInt(r.job.id), at: BigInt(r.at), name: r.job.settings.name, timezone: r.job.settings.timezone }));
+      return { runs: out, truncated, from: BigInt(from) };
     },
   };
 }

@@ -183,10 +183,10 @@ export class Planner {
     return this.projection.nextRuns(accountId, jobId, this.options.clock.now(), n).map((ms) => Math.floor(ms / 1000));
   }
 
-  /** account_calendar: the runs of the account's `jobIds` in the next `spanMs`, capped (calendar.ts). */
-  calendar(accountId: number, jobIds: number[], spanMs: number, perJob: number, limit: number) {
+  /** account_calendar: the runs of the account's jobs in the next `spanMs`, capped (calendar.ts). */
+  calendar(accountId: number, spanMs: number, perJob: number, limit: number) {
     const now = this.options.clock.now();
-    return accountCalendar(this.projection, accountId, jobIds, now, now + spanMs, perJob, limit);
+    return accountCalendar(this.projection, accountId, now, now + spanMs, perJob, limit);
   }
 
   /** The nextRun of job records: Unix seconds per id, 0 when none (also for unknown or another account's ids). In time slices: a page may hold 1000 costly schedules. */

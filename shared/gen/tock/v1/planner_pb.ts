@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/planner.proto.
  */
 export const file_tock_v1_planner: GenFile = /*@__PURE__*/
-  fileDesc("ChV0b2NrL3YxL3BsYW5uZXIucHJvdG8SB3RvY2sudjEiQAoPTmV4dFJ1bnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDQoFbGltaXQYAyABKAUiHgoNTmV4dFJ1bnNSZXBseRINCgV0aW1lcxgBIAMoAyJjCg9DYWxlbmRhclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxILCgNpZHMYAiADKAMSDwoHc3Bhbl9tcxgDIAEoAxIPCgdwZXJfam9iGAQgASgFEg0KBWxpbWl0GAUgASgFIikKC0NhbGVuZGFyUnVuEg4KBmpvYl9pZBgBIAEoAxIKCgJhdBgCIAEoAyJUCg1DYWxlbmRhclJlcGx5EiIKBHJ1bnMYASADKAsyFC50b2NrLnYxLkNhbGVuZGFyUnVuEhEKCXRydW5jYXRlZBgCIAEoCBIMCgRmcm9tGAMgASgDIjMKEE5leHRSdW5PZlJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxILCgNpZHMYAiADKAMiIwoOTmV4dFJ1bk9mUmVwbHkSEQoJbmV4dF9ydW5zGAEgAygDMs0BCg5QbGFubmVyU2VydmljZRI8CghOZXh0UnVucxIYLnRvY2sudjEuTmV4dFJ1bnNSZXF1ZXN0GhYudG9jay52MS5OZXh0UnVuc1JlcGx5Ej8KCU5leHRSdW5PZhIZLnRvY2sudjEuTmV4dFJ1bk9mUmVxdWVzdBoXLnRvY2sudjEuTmV4dFJ1bk9mUmVwbHkSPAoIQ2FsZW5kYXISGC50b2NrLnYxLkNhbGVuZGFyUmVxdWVzdBoWLnRvY2sudjEuQ2FsZW5kYXJSZXBseWIGcHJvdG8z");
+  fileDesc("ChV0b2NrL3YxL3BsYW5uZXIucHJvdG8SB3RvY2sudjEiQAoPTmV4dFJ1bnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDQoFbGltaXQYAyABKAUiHgoNTmV4dFJ1bnNSZXBseRINCgV0aW1lcxgBIAMoAyJWCg9DYWxlbmRhclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIPCgdzcGFuX21zGAIgASgDEg8KB3Blcl9qb2IYAyABKAUSDQoFbGltaXQYBCABKAUiSQoLQ2FsZW5kYXJSdW4SDgoGam9iX2lkGAEgASgDEgoKAmF0GAIgASgDEgwKBG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkiVAoNQ2FsZW5kYXJSZXBseRIiCgRydW5zGAEgAygLMhQudG9jay52MS5DYWxlbmRhclJ1bhIRCgl0cnVuY2F0ZWQYAiABKAgSDAoEZnJvbRgDIAEoAyIzChBOZXh0UnVuT2ZSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDIiMKDk5leHRSdW5PZlJlcGx5EhEKCW5leHRfcnVucxgBIAMoAzLNAQoOUGxhbm5lclNlcnZpY2USPAoITmV4dFJ1bnMSGC50b2NrLnYxLk5leHRSdW5zUmVxdWVzdBoWLnRvY2sudjEuTmV4dFJ1bnNSZXBseRI/CglOZXh0UnVuT2YSGS50b2NrLnYxLk5leHRSdW5PZlJlcXVlc3QaFy50b2NrLnYxLk5leHRSdW5PZlJlcGx5EjwKCENhbGVuZGFyEhgudG9jay52MS5DYWxlbmRhclJlcXVlc3QaFi50b2NrLnYxLkNhbGVuZGFyUmVwbHliBnByb3RvMw");
 
 /**
  * @generated from message tock.v1.NextRunsRequest
@@ -68,28 +68,21 @@ export type CalendarRequest = Message<"tock.v1.CalendarRequest"> & {
   accountId: bigint;
 
   /**
-   * The jobs to include; ids of other accounts or unknown ones are left out.
-   *
-   * @generated from field: repeated int64 ids = 2;
-   */
-  ids: bigint[];
-
-  /**
    * How far ahead from now, ms.
    *
-   * @generated from field: int64 span_ms = 3;
+   * @generated from field: int64 span_ms = 2;
    */
   spanMs: bigint;
 
   /**
    * At most this many runs of one job, and in all.
    *
-   * @generated from field: int32 per_job = 4;
+   * @generated from field: int32 per_job = 3;
    */
   perJob: number;
 
   /**
-   * @generated from field: int32 limit = 5;
+   * @generated from field: int32 limit = 4;
    */
   limit: number;
 };
@@ -116,6 +109,18 @@ export type CalendarRun = Message<"tock.v1.CalendarRun"> & {
    * @generated from field: int64 at = 2;
    */
   at: bigint;
+
+  /**
+   * The job's name and time zone, as the planner holds them.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
 };
 
 /**
@@ -224,7 +229,7 @@ export const PlannerService: GenService<{
     output: typeof NextRunOfReplySchema;
   },
   /**
-   * account_calendar: the runs of some of an account's jobs in the time ahead, in time order.
+   * account_calendar: the runs of an account's jobs in the time ahead, in time order.
    *
    * @generated from rpc tock.v1.PlannerService.Calendar
    */
