@@ -65,6 +65,7 @@ export const LABEL_MAX = 40;
  */
 export function xmlText(text: string): string {
   return text
+    // eslint-disable-next-line no-control-regex -- the control characters are what it removes
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
     .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

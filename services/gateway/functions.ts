@@ -3,7 +3,7 @@ import { GroupDeleteMode, JobAction, type CronJob } from '../../shared/gen/tock/
 import { id, ids, int32, paging, positive, extraRun, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
 import { ADDITIONS } from './additions.ts';
-import { need, type Call, type Clients, type Fn } from './call.ts';
+import { need, type Clients, type Fn } from './call.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
