@@ -1,5 +1,6 @@
 import { ApiError, createApi, tokenStore, type Params } from './api.ts';
 import { h, link, replace } from './dom.ts';
+import { calendarView } from './calendarView.ts';
 import { channelsView } from './channelsView.ts';
 import { jobDetailView } from './jobDetailView.ts';
 import { jobFormView } from './jobFormView.ts';
@@ -28,6 +29,7 @@ function route(hash: string): { view: View } {
     return { view: (ctx) => jobDetailView(ctx, id) };
   }
   if (path === '/channels') return { view: channelsView };
+  if (path === '/calendar') return { view: calendarView };
   return { view: jobListView };
 }
 
@@ -47,7 +49,7 @@ function render() {
   replace(
     root,
     skip,
-    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/channels', 'Channels')), signOut),
+    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/calendar', 'Calendar'), link('/channels', 'Channels')), signOut),
     main,
   );
   const go = (to: string) => {
