@@ -134,6 +134,7 @@ describe('dashboard: health, runs, any screen', function () {
     ['new job', '#/jobs/new', '#schedule-preview li'],
     ['edit job', `#/jobs/${healthy.id}/edit`, '#schedule-preview li'],
     ['channels', '#/channels', '#channels tbody tr'],
+    ['calendar', '#/calendar', '#calendar section, #calendar-empty'],
   ];
 
   for (const width of [1280, 390]) {
