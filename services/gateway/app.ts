@@ -4,7 +4,7 @@ import Koa from 'koa';
 import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
-import { serveBadge } from './additions.ts';
+import { serveBadge } from './badgeCalendar.ts';
 import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';

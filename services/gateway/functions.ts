@@ -2,7 +2,7 @@ import { AppError, inside, isAppError } from '../../shared/errors.ts';
 import { GroupDeleteMode, JobAction, type CronJob } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { id, ids, int32, paging, positive, extraRun, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
-import { ADDITIONS } from './additions.ts';
+import { BADGE_CALENDAR_FUNCTIONS } from './badgeCalendar.ts';
 import { need, type Clients, type Fn } from './call.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
@@ -280,7 +280,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     return snoozeRecord(await need(c.notifier, 'notifier').jobSnooze({ accountId, id: id(params), duration }));
   },
   cron_unsnooze: async ({ params, accountId }, c) => snoozeRecord(await need(c.notifier, 'notifier').jobUnsnooze({ accountId, id: id(params) })),
-  ...ADDITIONS,
+  ...BADGE_CALENDAR_FUNCTIONS,
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
   // The only answer that ever shows a signing secret.

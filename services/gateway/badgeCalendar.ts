@@ -30,7 +30,7 @@ function badgeRecord(jobId: bigint, token: string, issuedAt: bigint, name: strin
  * Tock's additions of issue 22, point 8: a status badge per job (cron_badge, cron_badge_revoke,
  * and its public URL, `serveBadge`) and the account's calendar of the next runs.
  */
-export const ADDITIONS: Record<string, Fn> = {
+export const BADGE_CALENDAR_FUNCTIONS: Record<string, Fn> = {
   // The only answer that shows a badge's token: to the job's owner.
   cron_badge: async ({ params, accountId, origin }, c) => {
     const jobId = id(params);
@@ -59,6 +59,9 @@ export const ADDITIONS: Record<string, Fn> = {
   },
 };
 
+/** Unknown, revoked, or its job deleted: one answer for all, so a URL tells nothing of its past. */
+const NO_BADGE = new AppError('NOT_FOUND', 'no such badge');
+
 /** Only well-formed tokens are looked up: 32 characters of base64url, as cron_badge makes them. */
 const TOKEN = /^([A-Za-z0-9_-]{32})\.svg$/;
 
@@ -75,7 +78,7 @@ export function serveBadge(clients: Clients, now: () => number): Koa.Middleware 
     if (!job) {
       ctx.status = 404;
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { status: 'error', code: new AppError('NOT_FOUND', '').code, message: 'no such badge' };
+      ctx.body = { status: 'error', code: NO_BADGE.code, message: NO_BADGE.message };
       return;
     }
     const last = await lastRun(clients, job);
