@@ -1,7 +1,11 @@
 import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fails, ok, rawRequest, type ApiClient } from '../../support/api.ts';
 import { embeddedTarget, inBothModes, streamEvents, type ApiTarget } from '../../support/targets.ts';
 import { YEARLY } from '../../support/jobFixtures.ts';
+import { startTestSystem } from '../../support/embedded.ts';
 import { startTarget } from '../../support/target.ts';
 import { waitFor } from '../../support/waitFor.ts';
 
@@ -184,5 +188,26 @@ describe('status badges follow the job (embedded, real runs)', function () {
     await ok(system.api.call('cron_edit', { id: job.id, name: 'sync2' }));
     await ok(system.api.call('cron_enable', { id: job.id }));
     expect(textsOf((await get(system, path)).text).slice(0, 1)).to.deep.equal(['sync2']);
+  });
+});
+
+describe('status badges survive a restart (embedded, the view rebuilt from the event store)', function () {
+  this.timeout(60_000);
+  let system: Awaited<ReturnType<typeof startTestSystem>> | undefined;
+  after(() => system?.destroy());
+
+  it('serves the same URL after a restart; a URL revoked before it stays 404', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tock-badge-restart-'));
+    system = await startTestSystem({ dataDir });
+    const kept = await ok(system.api.call('cron_add', { url: 'https://example.com/kept', expression: YEARLY, name: 'kept' }));
+    const keptBadge = await ok(system.api.call('cron_badge', { id: kept.id }));
+    const gone = await ok(system.api.call('cron_add', { url: 'https://example.com/gone', expression: YEARLY }));
+    const goneBadge = await ok(system.api.call('cron_badge', { id: gone.id }));
+    await ok(system.api.call('cron_badge_revoke', { id: gone.id }));
+    await system.stop();
+    system = await startTestSystem({ dataDir });
+    expect((await rawRequest(system.baseUrl, keptBadge.path, { method: 'GET' })).http).to.equal(200);
+    expect((await ok(system.api.call('cron_badge', { id: kept.id }))).token).to.equal(keptBadge.token);
+    expect((await rawRequest(system.baseUrl, goneBadge.path, { method: 'GET' })).http).to.equal(404);
   });
 });
