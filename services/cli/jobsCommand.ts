@@ -18,6 +18,7 @@ export const JOBS_USAGE = `usage:
   tock jobs rollback <id> <version>          restores the settings of that version, as a new version
   tock jobs snooze <id> [--for DURATION]     its notifications silenced; without --for until its next success
   tock jobs unsnooze <id>
+  tock jobs badge <id> [--revoke] [--json]   its status badge: the SVG's URL and Markdown (--revoke ends it)
 name=value pairs are cron_add / cron_edit parameters, checked by the API as it checks any client's.
 Connection: --url (TOCK_URL, default http://127.0.0.1:8080) and --token (TOCK_TOKEN).`;
 
@@ -38,6 +39,7 @@ const OPTIONS = {
   time: { type: 'string' },
   payload: { type: 'string' },
   for: { type: 'string' },
+  revoke: { type: 'boolean' },
 } as const;
 
 /** Every version of a job, newest first: the history's pages until one comes back short. */
@@ -155,6 +157,22 @@ export async function jobsCommand(args: string[], io: Io): Promise<number> {
       const r = await api<{ snoozed: boolean; until: number | null; untilRecovery: boolean }>(`cron_${verb}`, params);
       if (asJson) json(io.out, r);
       else io.out(!r.snoozed ? `job ${id}: notifications on` : r.untilRecovery ? `job ${id}: notifications snoozed until it recovers` : `job ${id}: notifications snoozed until ${instant(r.until)}`);
+      return 0;
+    }
+    case 'badge': {
+      const id = idOf(parsed, 'a job', JOBS_USAGE);
+      if (values.revoke === true) {
+        const r = await api<{ revoked: boolean }>('cron_badge_revoke', { id });
+        if (asJson) json(io.out, r);
+        else io.out(r.revoked ? `job ${id}: badge revoked; its URL answers 404 now` : `job ${id} has no badge`);
+        return 0;
+      }
+      const badge = await api<{ url: string | null; path: string; markdown: string | null }>('cron_badge', { id });
+      if (asJson) json(io.out, badge);
+      else {
+        io.out(badge.url ?? badge.path);
+        if (badge.markdown) io.out(badge.markdown);
+      }
       return 0;
     }
     case 'enable':

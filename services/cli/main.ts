@@ -7,6 +7,8 @@ const USAGE = `usage: tock <command> [options]
 Owner commands (Tock's public API; --url or TOCK_URL, default http://127.0.0.1:8080; --token or TOCK_TOKEN):
   jobs list|get|add|edit|delete|run|pause|enable|disable ...   cron jobs (also snooze|unsnooze)
   jobs history <id>, jobs rollback <id> <version>               a job's versions, and restoring one
+  jobs badge <id> [--revoke]                                    a job's status badge (an SVG URL for READMEs)
+  calendar [--hours N]                                          every run of the account's jobs in the next hours (24 at most)
   logs <job id> [--follow]                                      a job's execution results
   groups list|get|add|edit|delete ...                           job groups
 Operator commands (ADMIN_ADDR / NOTIFIER_ADDR when set, otherwise the event store of DATA_DIR):
@@ -26,6 +28,7 @@ type Command = (args: string[], io: Io, stop: AbortSignal) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   jobs: async () => (await import('./jobsCommand.ts')).jobsCommand,
   logs: async () => (await import('./logsCommand.ts')).logsCommand,
+  calendar: async () => (await import('./calendarCommand.ts')).calendarCommand,
   groups: async () => (await import('./groupsCommand.ts')).groupsCommand,
   accounts: async () => (await import('./accountsCommand.ts')).accountsCommand,
   account: async () => (await import('./accountsCommand.ts')).accountsCommand,

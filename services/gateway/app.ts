@@ -5,6 +5,7 @@ import { AppError, isAppError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { actionLinkRoutes } from './actionLinks.ts';
+import { serveBadge } from './badgeCalendar.ts';
 import { authenticate, bearerToken, extractToken } from './auth.ts';
 import { parseBody, parseQuery, readBody } from './body.ts';
 import { ExplainedError, FUNCTIONS, type Clients } from './functions.ts';
@@ -75,6 +76,9 @@ export function createGateway(options: GatewayOptions): Koa {
     ctx.body = openApi;
   });
 
+  // A job's status badge (cron_badge): public like the OpenAPI document, rate limited per address.
+  router.get('/badge/:file', open, serveBadge(clients, now));
+
   router.all('/api/v1/:fn', async (ctx) => {
     const started = performance.now();
     const name = String(ctx.params.fn);
@@ -106,7 +110,7 @@ export function createGateway(options: GatewayOptions): Koa {
       // be refused: IETF draft RateLimit fields, seconds.
       const budget = tokenLimiter.state(limitKey);
       if (options.rateLimit.rate > 0) ctx.set({ 'RateLimit-Limit': String(options.rateLimit.burst), 'RateLimit-Remaining': String(budget.remaining), 'RateLimit-Reset': String(budget.reset) });
-      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, tokenHash, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined }, clients) };
+      ctx.body = { status: 'success', code: 0, data: await fn({ params, accountId: account.id, tokenHash, json: body.json, canonical, idempotencyKey: ctx.get('x-idempotency-key') || undefined, origin: `${ctx.protocol}://${ctx.host}` }, clients) };
     } catch (error) {
       const appError = forClient(error, requestId, name, log);
       code = appError.code;

@@ -1,40 +1,19 @@
 import { AppError, inside, isAppError } from '../../shared/errors.ts';
-import { GroupDeleteMode, JobAction, type CronJob, type JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
-import type { LogsService } from '../../shared/gen/tock/v1/logs_pb.ts';
-import type { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
-import type { PlannerService } from '../../shared/gen/tock/v1/planner_pb.ts';
-import type { ServiceClient } from '../../shared/grpc/bridge.ts';
+import { GroupDeleteMode, JobAction, type CronJob } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { id, ids, int32, paging, positive, extraRun, runTime, settingsFrom } from './inputs.ts';
 import { Params } from './params.ts';
+import { BADGE_CALENDAR_FUNCTIONS } from './badgeCalendar.ts';
+import { need, type Clients, type Fn } from './call.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
 import { jobHealth, NO_HEALTH } from './health.ts';
 import { RateLimitError } from './rateLimit.ts';
 import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails, snoozeRecord, testRecord } from './records.ts';
 
-export interface Clients {
-  jobs: ServiceClient<(typeof JobsService)['method']>;
-  planner?: ServiceClient<(typeof PlannerService)['method']>;
-  logs?: ServiceClient<(typeof LogsService)['method']>;
-  notifier?: ServiceClient<(typeof NotifierService)['method']>;
-}
-
-export interface Call {
-  params: Params;
-  accountId: bigint;
-  /** The SHA-256 of the token the caller presented (account_token_rotate replaces only that one). */
-  tokenHash: string;
-  /** The parsed JSON body when the request had one (cron_batch_add needs it). */
-  json: Record<string, unknown> | null;
-  canonical: (norm: string) => string | undefined;
-  /** The X-Idempotency-Key header, when sent. */
-  idempotencyKey?: string;
-}
+export type { Call, Clients } from './call.ts';
 
 /** A 5xx whose message was written here for the client (no internals): shown as it is. */
 export class ExplainedError extends AppError {}
-
-type Fn = (call: Call, clients: Clients) => Promise<unknown>;
 
 /** `data` of cron_batch_add: an array, or (from clients that send every value as a string) its JSON text. */
 function batchData(data: unknown): unknown[] {
@@ -54,11 +33,6 @@ function batchData(data: unknown): unknown[] {
 /** An error about a parameter of a batch's only element, which the jobs service does not place (it does in batches of two or more). */
 const aboutOnlyElement = (error: unknown): error is AppError =>
   error instanceof AppError && error.field.length > 0 && error.field[0] !== 'data' && error.field[0] !== 'idempotencyKey';
-
-const need = <T>(client: T | undefined, what: string): T => {
-  if (!client) throw new AppError('INTERNAL', `the ${what} service is not configured`);
-  return client;
-};
 
 /**
  * notifyChannels names channels of the notifier's: each id must be one of the account's channels
@@ -306,6 +280,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     return snoozeRecord(await need(c.notifier, 'notifier').jobSnooze({ accountId, id: id(params), duration }));
   },
   cron_unsnooze: async ({ params, accountId }, c) => snoozeRecord(await need(c.notifier, 'notifier').jobUnsnooze({ accountId, id: id(params) })),
+  ...BADGE_CALENDAR_FUNCTIONS,
   account_get: async ({ accountId }, c) => accountRecord(await c.jobs.getAccount({ id: accountId })),
   account_edit: async ({ params, accountId }, c) => accountRecord(await c.jobs.editAccount({ id: accountId, timezone: params.str('timezone') })),
   // Tock's: the caller's new token, shown only in this answer; the one that made this call stops working at once.

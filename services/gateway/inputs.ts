@@ -11,7 +11,7 @@ import type { Params } from './params.ts';
  */
 
 /** Every parameter name the API knows, for the "exact camelCase spelling wins" rule. */
-export const KNOWN_PARAMS = [...SETTING_NAMES, 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority', 'type', 'email', 'botToken', 'chatId', 'enabled', 'version', 'versions'];
+export const KNOWN_PARAMS = [...SETTING_NAMES, 'id', 'run', 'payload', 'token', 'page', 'limit', 'for', 'time', 'data', 'priority', 'type', 'email', 'botToken', 'chatId', 'enabled', 'version', 'versions', 'hours'];
 
 const CANONICAL = new Map(KNOWN_PARAMS.map((name) => [name.replace(/_/g, '').toLowerCase(), name]));
 /** The exact spelling of a known parameter, by its folded name (lower case, no '_'). */

@@ -63,6 +63,20 @@ export function openApiDocument() {
   for (const [name, doc] of Object.entries(FUNCTION_DOCS)) {
     paths[`/api/v1/${name}`] = name === 'cron_batch_add' ? { post: operation(name, doc, 'post') } : { get: operation(name, doc, 'get'), post: operation(name, doc, 'post') };
   }
+  paths['/badge/{token}.svg'] = {
+    get: {
+      operationId: 'badge_svg',
+      summary: "Tock's: a job's status badge (cron_badge), public: the token in the path is the credential. Answers image/svg+xml, cacheable for 60 s; 404 once revoked or the job deleted",
+      tags: ['badge'],
+      security: [],
+      parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$' } }],
+      responses: {
+        '200': { description: 'the badge: the job name (or "cron") and ok, failing, late, paused, disabled, auto-disabled, done or pending', content: { 'image/svg+xml': { schema: { type: 'string' } } } },
+        '404': ERROR_RESPONSES['404'],
+        '503': ERROR_RESPONSES['503'],
+      },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: {

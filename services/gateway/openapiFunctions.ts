@@ -34,6 +34,8 @@ export const PARAMS = {
   overlap: int('seconds the replaced signing secret still signs (0: it stops at once)', { minimum: 0, maximum: MAX_SECRET_OVERLAP_S, default: DEFAULT_SECRET_OVERLAP_S }),
   version: int("a version of the job, from 1 (its creation); cron_history lists them", { minimum: 1 }),
   versions: bool("Tock's: only the entries that made a version (the creation and each change of the settings)"),
+  hours: int('how many hours ahead (1-24)', { minimum: 1, maximum: 24, default: 24 }),
+  calendarLimit: int('runs in the answer at most (1-1000)', { minimum: 1, maximum: 1000, default: 1000 }),
 } satisfies Record<string, Schema>;
 /** The same, looked up by a name that may be unknown. */
 export const PARAM_BY_NAME: Readonly<Record<string, Schema>> = PARAMS;
@@ -167,6 +169,50 @@ export const FUNCTION_DOCS: Record<string, FunctionDoc> = {
     returns: ref('Snooze'),
   },
   cron_unsnooze: { summary: "End a job's snooze", params: ['id'], required: ['id'], returns: ref('Snooze') },
+  cron_badge: {
+    summary: "Tock's: the job's status badge (an SVG at a secret URL for READMEs and status pages), issued when it has none; asking again answers the same one",
+    params: ['id'],
+    required: ['id'],
+    returns: {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        token: str('the badge token: 32 characters of base64url (192 random bits); whoever has it sees the badge'),
+        path: str('/badge/<token>.svg'),
+        url: { type: ['string', 'null'], description: 'the whole URL, as this request reached Tock' },
+        markdown: { type: ['string', 'null'], description: 'the Markdown image of the badge, for a README' },
+        issuedAt: { type: 'integer', description: 'Unix time the badge was issued' },
+      },
+    },
+  },
+  cron_badge_revoke: {
+    summary: "Tock's: end the job's badge; its URL answers 404 at once (a later cron_badge makes a new URL)",
+    params: ['id'],
+    required: ['id'],
+    returns: { type: 'object', properties: { id: { type: 'integer' }, revoked: bool('whether the job had a badge') } },
+  },
+  account_calendar: {
+    summary: "Tock's: every run of the account's jobs in the next hours (at most 24), in time order; at most 100 runs of one job and `limit` in all, `truncated` when a cap left runs out",
+    params: [['hours', PARAMS.hours], ['limit', PARAMS.calendarLimit]],
+    returns: {
+      type: 'object',
+      properties: {
+        from: { type: 'integer', description: 'Unix time the calendar starts (now)' },
+        until: { type: 'integer', description: 'Unix time it ends' },
+        truncated: bool('whether a cap (100 runs per job, `limit` in all) left runs out'),
+        runs: list({
+          type: 'object',
+          properties: {
+            id: { type: 'integer', description: 'the job' },
+            name: { type: 'string' },
+            time: { type: 'integer', description: 'Unix time of the run (with its delay, as cron_next)' },
+            timezone: { type: 'string', description: "the job's time zone" },
+            local: { type: 'string', description: "the time on the job's wall clock, ISO 8601 with its offset" },
+          },
+        }),
+      },
+    },
+  },
   account_get: { summary: 'The account', returns: ref('Account') },
   account_edit: { summary: "Change the account's time zone", params: ['timezone'], returns: ref('Account') },
   account_token_rotate: {

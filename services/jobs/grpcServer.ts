@@ -132,6 +132,12 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock, tests: Pick<Tes
       const { entry, changed } = await service.rollback(Number(r.accountId), Number(r.id), Number(r.version), r.dryRun);
       return { job: toProtoJob(entry, clock.now()), changed };
     },
+    issueBadge: async (r) => {
+      const badge = await service.issueBadge(Number(r.accountId), Number(r.id));
+      return { token: badge.token, issuedAt: BigInt(Math.floor(badge.at / 1000)) };
+    },
+    revokeBadge: async (r) => ({ revoked: await service.revokeBadge(Number(r.accountId), Number(r.id)) }),
+    badgeJob: async (r) => toProtoJob(service.badgeJob(r.tokenHash), clock.now()),
     addGroup: async (r) => {
       const g = await service.addGroup(Number(r.accountId), r.name ?? '', r.priority ?? 0);
       return toProtoGroup(g, 0);

@@ -85,10 +85,12 @@ export function createJobHistory(
 
 /** The event's data with every secret (the table's `secret` rows, URL credentials, header values) masked. */
 function maskEventSecrets(data: unknown): unknown {
-  const copy = JSON.parse(JSON.stringify(data)) as Record<string, Record<string, unknown> | undefined> | null;
+  const copy = JSON.parse(JSON.stringify(data)) as Record<string, Record<string, unknown> | string | undefined> | null;
+  // A badge's token is shown only by cron_badge, to its owner.
+  if (copy && typeof copy.token === 'string') copy.token = '********';
   for (const field of ['settings', 'changes']) {
     const settings = copy?.[field];
-    if (!copy || !settings) continue;
+    if (!copy || !settings || typeof settings === 'string') continue;
     const masked = maskSecrets(settings);
     for (const name of SECRET_SETTINGS) if (masked[name]) masked[name] = '********';
     copy[field] = masked;

@@ -20,11 +20,20 @@ const mapSigning = <E extends { data: unknown }>(event: E, fn: (v: string) => st
   return isRecord(data) && typeof data.signingSecret === 'string' && data.signingSecret !== '' ? { ...event, data: { ...data, signingSecret: fn(data.signingSecret) } } : event;
 };
 
+/** A badge's token names its public URL: sealed like a secret, opened for the owner and the jobs view's index. */
+const mapBadge = <E extends { type: string; data: unknown }>(event: E, fn: (v: string) => string): E => {
+  const data = event.data;
+  return event.type === 'BadgeIssued' && isRecord(data) && typeof data.token === 'string' ? { ...event, data: { ...data, token: fn(data.token) } } : event;
+};
+
 /**
  * The secrets the jobs service seals (see shared/eventStore/sealingStore.ts): what is at rest, and
  * what the planner copies into due runs, is sealed; executors open it for the request they make.
  */
 export const jobSealings = (sealer: Sealer): Record<string, StreamSealing> => ({
-  cronjob: { seal: (e) => mapSettings(e, (s) => sealSecrets(s, sealer)), open: (e) => mapSettings(e, (s) => openSecrets(s, sealer)) },
+  cronjob: {
+    seal: (e) => mapBadge(mapSettings(e, (s) => sealSecrets(s, sealer)), (v) => sealer.seal(v)),
+    open: (e) => mapBadge(mapSettings(e, (s) => openSecrets(s, sealer)), (v) => sealer.open(v)),
+  },
   account: { seal: (e) => mapSigning(e, (v) => sealer.seal(v)), open: (e) => mapSigning(e, (v) => sealer.open(v)) },
 });

@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.ts';
 import type { EventStore } from '../../shared/eventStore/eventStore.ts';
 import { createAccountService } from './accountService.ts';
 import { createAddJobs } from './addJobs.ts';
+import { createBadges } from './badges.ts';
 import { createCommands } from './commands.ts';
 import { createExecutionOutcomes } from './executionOutcomes.ts';
 import { createGroupService } from './groupService.ts';
@@ -31,6 +32,7 @@ export function createJobsService(store: EventStore, view: JobsView, clock: Cloc
     ...createJobChanges(view, commands, slots, account, lookups),
     ...createJobReads(view, account, lookups),
     ...createExecutionOutcomes(view, commands),
+    ...createBadges(view, commands, account, lookups),
   };
 }
 

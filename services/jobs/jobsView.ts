@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.ts';
 import { categoryOf, streamIdOf, type EventStore, type RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
@@ -26,6 +27,10 @@ export class JobsView {
   private groups = new Map<number, Group>();
   private accounts = new Map<number, Account>();
   private accountByToken = new Map<string, number>();
+  /** Each job's badge: its token (opened by the store) and when it was issued. */
+  private badges = new Map<number, { token: string; at: number }>();
+  /** Job ids by the hash of their badge token: the gateway sends the hash, never the token. */
+  private badgeByHash = new Map<string, number>();
   private position = -1n;
   private waiters: { position: bigint; resolve: () => void; reject: (error: unknown) => void }[] = [];
   private supervisor: Supervisor | null = null;
@@ -115,6 +120,7 @@ export class JobsView {
   }
 
   private applyJob(id: number, event: JobEvent, revision: number) {
+    if (event.type === 'BadgeIssued' || event.type === 'BadgeRevoked' || event.type === 'JobDeleted') this.applyBadge(id, event);
     const before = this.jobs.get(id);
     const job = evolveJob(before?.job ?? null, { type: event.type, data: event.data } as JobEvent);
     if (!job) return;
@@ -129,6 +135,30 @@ export class JobsView {
     const scheduleChanged = !before || event.type === 'JobEdited';
     const points = scheduleChanged ? jobPoints(job) : before.points;
     this.jobs.set(id, { job, points, revision });
+  }
+
+  /** A new badge replaces the old one (its URL stops working); revoking or deleting the job ends it. */
+  private applyBadge(id: number, event: JobEvent) {
+    const old = this.badges.get(id);
+    if (old) {
+      this.badgeByHash.delete(hashBadgeToken(old.token));
+      this.badges.delete(id);
+    }
+    if (event.type !== 'BadgeIssued') return;
+    this.badges.set(id, { token: event.data.token, at: event.data.at });
+    this.badgeByHash.set(hashBadgeToken(event.data.token), id);
+  }
+
+  /** The badge of a live job of this account, if it has one. */
+  badgeOf(accountId: number, id: number): { token: string; at: number } | undefined {
+    return this.job(accountId, id) ? this.badges.get(id) : undefined;
+  }
+
+  /** The live job whose badge token has this hash (SHA-256, hex), or undefined. */
+  jobByBadgeHash(hash: string): JobEntry | undefined {
+    const id = this.badgeByHash.get(hash);
+    const entry = id === undefined ? undefined : this.jobs.get(id);
+    return entry && !entry.job.deleted ? entry : undefined;
   }
 
   private applyGroup(id: number, event: GroupEvent) {
@@ -206,3 +236,6 @@ export function jobPoints(job: CronJob): number {
     return 1;
   }
 }
+
+/** As the gateway hashes a badge URL's token. */
+export const hashBadgeToken = (token: string) => createHash('sha256').update(token).digest('hex');

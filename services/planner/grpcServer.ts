@@ -12,8 +12,13 @@ const toId = (value: bigint, field: string): number => {
   return n;
 };
 
+/** The planner's own bounds on a calendar, whatever a caller asks: a day ahead, 1000 runs. */
+const CALENDAR_SPAN_MS = 86_400_000;
+const CALENDAR_MAX = 1000;
+const clamp = (n: number) => Math.min(Math.max(n, 1), CALENDAR_MAX);
+
 /** PlannerService over the planner's projection: cron_next and the nextRun of job records. */
-export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf'>): Impl {
+export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf' | 'calendar'>): Impl {
   return {
     async nextRuns(request) {
       const times = planner.nextRuns(toId(request.accountId, 'accountId'), toId(request.id, 'id'), request.limit);
@@ -24,6 +29,13 @@ export function plannerGrpcImpl(planner: Pick<Planner, 'nextRuns' | 'nextRunOf'>
       // An id that cannot exist has no next run, like an unknown one.
       const ids = request.ids.map((id) => (Number.isSafeInteger(Number(id)) ? Number(id) : -1));
       return { nextRuns: (await planner.nextRunOf(accountId, ids)).map(BigInt) };
+    },
+    async calendar(request) {
+      const accountId = toId(request.accountId, 'accountId');
+      const span = Math.min(Math.max(Number(request.spanMs), 0), CALENDAR_SPAN_MS);
+      const { runs, truncated, from } = await planner.calendar(accountId, span, clamp(request.perJob), clamp(request.limit));
+      const out = runs.map((r) => ({ jobId: BigInt(r.job.id), at: BigInt(r.at), name: r.job.settings.name, timezone: r.job.settings.timezone }));
+      return { runs: out, truncated, from: BigInt(from) };
     },
   };
 }

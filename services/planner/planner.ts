@@ -15,6 +15,7 @@ import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
 import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
+import { accountCalendar } from './calendar.ts';
 import { TimerHeap } from './timerHeap.ts';
 import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
 
@@ -183,6 +184,12 @@ export class Planner {
   nextRuns(accountId: number, jobId: number, limit: number): number[] {
     const n = limit > 0 ? Math.min(limit, 100) : 10;
     return this.projection.nextRuns(accountId, jobId, this.options.clock.now(), n).map((ms) => Math.floor(ms / 1000));
+  }
+
+  /** account_calendar: the runs of the account's jobs in the next `spanMs`, capped (calendar.ts). */
+  calendar(accountId: number, spanMs: number, perJob: number, limit: number) {
+    const now = this.options.clock.now();
+    return accountCalendar(this.projection, accountId, now, now + spanMs, perJob, limit);
   }
 
   /** The nextRun of job records: Unix seconds per id, 0 when none (also for unknown or another account's ids). In time slices: a page may hold 1000 costly schedules. */

@@ -25,7 +25,10 @@ export type JobEvent =
   | { type: 'FailureCounted'; data: { fail: number; runId: string; at: number } }
   | { type: 'FailuresReset'; data: { runId: string; at: number } }
   | { type: 'JobAutoDisabled'; data: { fail: number; reason: string; runId: string; at: number } }
-  | { type: 'JobStopped'; data: { runId: string; at: number } };
+  | { type: 'JobStopped'; data: { runId: string; at: number } }
+  /** A status badge (docs/api.md, cron_badge): `token` names its public URL; sealed at rest like the job's secrets. */
+  | { type: 'BadgeIssued'; data: { token: string; at: number } }
+  | { type: 'BadgeRevoked'; data: { at: number } };
 
 export type JobEventType = JobEvent['type'];
 
@@ -107,6 +110,9 @@ export type JobCommand =
   | { type: 'PauseJob'; id: number; accountId: number; until: number | null }
   | { type: 'DeleteJob'; id: number; accountId: number }
   | { type: 'RequestRun'; id: number; accountId: number; runId: string; runAt: number; payload: string | null }
+  /** `token`: drawn by the caller (the decider stays pure). */
+  | { type: 'IssueBadge'; id: number; accountId: number; token: string }
+  | { type: 'RevokeBadge'; id: number; accountId: number }
   | { type: 'RecordExecution'; id: number; runId: string; succeeded: boolean; oneTimeDone: boolean };
 
 const notFound = (id: number) => new AppError('NOT_FOUND', `cron job ${id} not found`);
@@ -163,6 +169,12 @@ export function decideJob(command: JobCommand, state: JobState, now: number): Jo
       }
       return [{ type: 'RunRequested', data: { runId: command.runId, runAt: command.runAt, payload: command.payload, at: now } }];
     }
+    case 'IssueBadge':
+      owned(state, command);
+      return [{ type: 'BadgeIssued', data: { token: command.token, at: now } }];
+    case 'RevokeBadge':
+      owned(state, command);
+      return [{ type: 'BadgeRevoked', data: { at: now } }];
     case 'RecordExecution':
       return decideExecution(command, state, now);
   }

@@ -136,6 +136,7 @@ describe('dashboard: health, runs, any screen', function () {
     ['channels', '#/channels', '#channels tbody tr'],
     ['groups', '#/groups', '#groups tbody tr'],
     ['account', '#/account', '#account-about dd'],
+    ['calendar', '#/calendar', '#calendar section, #calendar-empty'],
   ];
 
   for (const width of [1280, 390]) {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiClient, ok } from '../support/api.ts';
+import { apiClient, ok, rawRequest } from '../support/api.ts';
 import { dropSchema, requirePostgres, schemaName, urlWithSchema } from '../support/postgres.ts';
 import { capture } from '../support/capture.ts';
 import { makeTestPki, tlsEnv } from '../support/certs.ts';
@@ -139,6 +139,31 @@ describe('distributed mode on PostgreSQL + NATS: two replicas of every service',
       }, 'cron_logs to show every run', 20_000);
       expect(times.sort()).to.deep.equal(Array.from({ length: last - first + 1 }, (_, i) => first + i));
     }
+  });
+
+  it('badges and the calendar across replicas: a badge issued on one is served and revoked on both; both planners give one calendar', async () => {
+    const job: any = await ok(apis[0]!.call('cron_add', { url: `${target.url}/badge`, expression: '0 * * * *', name: 'replicated' }));
+    const badge: any = await ok(apis[0]!.call('cron_badge', { id: job.id }));
+    const bases = envs.map((env) => `http://127.0.0.1:${env.PORT}`);
+    for (const base of bases) {
+      const svg = await waitFor(async () => {
+        const r = await rawRequest(base, badge.path, { method: 'GET' });
+        return r.http === 200 && r.text;
+      }, `the badge on ${base}`, 10_000);
+      expect(svg).to.match(/<text x="[\d.]+" y="14">replicated<\/text>/);
+    }
+    expect((await ok<any>(apis[1]!.call('cron_badge', { id: job.id }))).token).to.equal(badge.token);
+    const runsOf = (api: ReturnType<typeof apiClient>) =>
+      waitFor(async () => {
+        const c: any = await ok(api.call('account_calendar', { hours: 2 }));
+        const times = c.runs.filter((r: any) => r.id === job.id).map((r: any) => r.time);
+        return times.length > 0 && times;
+      }, 'the job in the calendar', 10_000);
+    const [a, b] = await Promise.all(apis.map(runsOf));
+    expect(a).to.deep.equal(b);
+    expect(a![0] % 3600).to.equal(0);
+    await ok(apis[1]!.call('cron_badge_revoke', { id: job.id }));
+    for (const base of bases) await waitFor(async () => (await rawRequest(base, badge.path, { method: 'GET' })).http === 404, `the badge gone on ${base}`, 10_000);
   });
 
   it('keeps jobs when a jobs replica is killed and restarted (rebuilt from PostgreSQL)', async () => {

@@ -50,6 +50,19 @@ describe('answers without a token: compressed, cacheable, limited per address (e
       expect(again.body.length, path).to.equal(0);
     }
   });
+
+  it("limits a badge's URL per address like the other answers without a token", async () => {
+    const job = await system.api.call('cron_add', { url: 'https://example.com/badge', expression: '0 0 1 1 *' });
+    expect(job.status, JSON.stringify(job)).to.equal('success');
+    // The API token's own limit (1/s here) is not under test: the badge is issued over gRPC.
+    const { token } = await system.jobsClient.issueBadge({ accountId: 1n, id: BigInt(job.data.id) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 45; i++) statuses.push((await get(`${system.baseUrl}/badge/${token}.svg`)).status);
+    // A burst (30 at the least, less what the tests before took), then refusals: 10 a second come
+    // back. Last in this suite: it spends the address's bucket.
+    expect(statuses.slice(0, 20)).to.deep.equal(Array(20).fill(200));
+    expect(statuses.filter((s) => s === 503).length).to.be.at.least(5);
+  });
 });
 
 describe('publicAnswers: the limit per address (a real Koa server, the clock frozen)', () => {

@@ -18,8 +18,13 @@ describe('the OpenAPI document of /api/v1', () => {
   });
 
   it('describes every function the gateway serves, and nothing else', () => {
-    const described = Object.keys(doc.paths).map((p) => p.replace('/api/v1/', '')).sort();
+    const described = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/')).map((p) => p.replace('/api/v1/', '')).sort();
     expect(described).to.deep.equal(Object.keys(FUNCTIONS).sort());
+  });
+
+  it("describes the badge URL as the one path outside /api/v1, open without a token", () => {
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/api/v1/'))).to.deep.equal(['/badge/{token}.svg']);
+    expect((doc.paths['/badge/{token}.svg'] as { get: { security: unknown } }).get.security).to.deep.equal([]);
   });
 
   it('describes every job setting the jobs service takes', () => {

@@ -38,7 +38,7 @@ describe('isolation between accounts (embedded mode)', function () {
 
   const MISSING = 99_999_999;
 
-  for (const fn of ['cron_get', 'cron_edit', 'cron_enable', 'cron_disable', 'cron_pause', 'cron_delete', 'cron_run', 'cron_history', 'cron_rollback', 'cron_logs', 'cron_show', 'cron_failures', 'cron_next']) {
+  for (const fn of ['cron_get', 'cron_edit', 'cron_enable', 'cron_disable', 'cron_pause', 'cron_delete', 'cron_run', 'cron_history', 'cron_rollback', 'cron_logs', 'cron_show', 'cron_failures', 'cron_next', 'cron_badge', 'cron_badge_revoke']) {
     it(`${fn} on another account's job is 5, like a missing one`, async () => {
       const extra = fn === 'cron_edit' ? { name: 'hijacked' } : fn === 'cron_pause' ? { for: '1 hour' } : fn === 'cron_rollback' ? { version: 1 } : {};
       await foreign(fn, { id: job.id, ...extra }, job.id, { id: MISSING, ...extra }, MISSING);

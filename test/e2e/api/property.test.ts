@@ -8,6 +8,7 @@ const FUNCTIONS = [
   'cron_list', 'cron_get', 'cron_add', 'cron_edit', 'cron_enable', 'cron_disable', 'cron_pause', 'cron_delete', 'cron_run', 'cron_logs', 'cron_show',
   'cron_failures', 'cron_next', 'cron_history', 'cron_rollback', 'cron_batch_add', 'cron_batch_edit', 'cron_batch_delete', 'cron_group_edit', 'group_list', 'group_get',
   'group_lookup', 'group_add', 'group_edit', 'group_delete', 'group_vanish', 'group_empty', 'group_items', 'account_get', 'account_edit',
+  'cron_badge', 'cron_badge_revoke', 'account_calendar',
 ];
 const NAMES = [
   'id', 'url', 'expression', 'filter', 'delay', 'timezone', 'timeout', 'instances', 'username', 'password', 'httpMethod', 'postData', 'httpHeaders',
@@ -73,6 +74,7 @@ const PLAUSIBLE: Record<string, unknown[]> = {
   priority: [0, 5],
   version: [1, 2, '1'],
   versions: [true, 1],
+  hours: [1, 24, '3'],
   data: [[{ url: 'https://example.com/b1' }, { url: 'example.com/b2', expression: 'manual' }], [{ url: 'https://example.com/b3', timeout: 4 }]],
 };
 const plausibleArb = fc.dictionary(

@@ -47,7 +47,7 @@ describe('errors over real gRPC', () => {
   };
 
   before(async () => {
-    addService(server, PlannerService, { nextRuns: fail, nextRunOf: fail }, quiet);
+    addService(server, PlannerService, { nextRuns: fail, nextRunOf: fail, calendar: fail }, quiet);
     port = await startServer(server, '127.0.0.1:0', {});
   });
   after(() => stopServer(server));

@@ -2,6 +2,7 @@ import type { ApiError, Call } from './api.ts';
 import { h, link, replace } from './dom.ts';
 import { formatTime, type LogResult } from './format.ts';
 import { browserZone, healthState, STATE_TEXT, type JobWithHealth } from './health.ts';
+import { badgeSection } from './badgeSection.ts';
 import { historySection } from './historySection.ts';
 import { runsTable } from './runsTable.ts';
 import { mergeRuns } from './chartData.ts';
@@ -70,6 +71,7 @@ export function jobDetailView({ call, main, go }: ViewContext, id: number) {
       await refresh();
       if (job) await loadNext(call, job, next);
     }),
+    badgeSection(call, id),
     h('h2', {}, 'Runs'),
     h('p', { className: 'toolbar' }, onlyFailed, h('label', { attrs: { for: 'only-failed' } }, 'Failed runs only'), h('span', { className: 'hint' }, `Times in ${zone}; a row opens to the whole run.`)),
     runs.root,

@@ -1,6 +1,7 @@
 import { ApiError, createApi, tokenStore, type Params } from './api.ts';
 import { h, link, replace } from './dom.ts';
 import { accountView } from './accountView.ts';
+import { calendarView } from './calendarView.ts';
 import { channelsView } from './channelsView.ts';
 import { groupsView } from './groupsView.ts';
 import { jobDetailView } from './jobDetailView.ts';
@@ -32,6 +33,7 @@ function route(hash: string): { view: View } {
   if (path === '/channels') return { view: channelsView };
   if (path === '/groups') return { view: groupsView };
   if (path === '/account') return { view: (ctx) => accountView({ ...ctx, tokenChanged: (t) => tokenStore.set(t) }) };
+  if (path === '/calendar') return { view: calendarView };
   return { view: jobListView };
 }
 
@@ -52,7 +54,7 @@ function render() {
   replace(
     root,
     skip,
-    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/groups', 'Groups'), link('/channels', 'Channels'), link('/account', 'Account')), signOut),
+    h('header', {}, h('strong', {}, 'Tock'), h('nav', { attrs: { 'aria-label': 'Main' } }, link('/', 'Jobs'), link('/jobs/new', 'New job'), link('/calendar', 'Calendar'), link('/groups', 'Groups'), link('/channels', 'Channels'), link('/account', 'Account')), signOut),
     main,
   );
   const go = (to: string) => {

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/planner.proto.
  */
 export const file_tock_v1_planner: GenFile = /*@__PURE__*/
-  fileDesc("ChV0b2NrL3YxL3BsYW5uZXIucHJvdG8SB3RvY2sudjEiQAoPTmV4dFJ1bnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDQoFbGltaXQYAyABKAUiHgoNTmV4dFJ1bnNSZXBseRINCgV0aW1lcxgBIAMoAyIzChBOZXh0UnVuT2ZSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDIiMKDk5leHRSdW5PZlJlcGx5EhEKCW5leHRfcnVucxgBIAMoAzKPAQoOUGxhbm5lclNlcnZpY2USPAoITmV4dFJ1bnMSGC50b2NrLnYxLk5leHRSdW5zUmVxdWVzdBoWLnRvY2sudjEuTmV4dFJ1bnNSZXBseRI/CglOZXh0UnVuT2YSGS50b2NrLnYxLk5leHRSdW5PZlJlcXVlc3QaFy50b2NrLnYxLk5leHRSdW5PZlJlcGx5YgZwcm90bzM");
+  fileDesc("ChV0b2NrL3YxL3BsYW5uZXIucHJvdG8SB3RvY2sudjEiQAoPTmV4dFJ1bnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDQoFbGltaXQYAyABKAUiHgoNTmV4dFJ1bnNSZXBseRINCgV0aW1lcxgBIAMoAyJWCg9DYWxlbmRhclJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIPCgdzcGFuX21zGAIgASgDEg8KB3Blcl9qb2IYAyABKAUSDQoFbGltaXQYBCABKAUiSQoLQ2FsZW5kYXJSdW4SDgoGam9iX2lkGAEgASgDEgoKAmF0GAIgASgDEgwKBG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkiVAoNQ2FsZW5kYXJSZXBseRIiCgRydW5zGAEgAygLMhQudG9jay52MS5DYWxlbmRhclJ1bhIRCgl0cnVuY2F0ZWQYAiABKAgSDAoEZnJvbRgDIAEoAyIzChBOZXh0UnVuT2ZSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDIiMKDk5leHRSdW5PZlJlcGx5EhEKCW5leHRfcnVucxgBIAMoAzLNAQoOUGxhbm5lclNlcnZpY2USPAoITmV4dFJ1bnMSGC50b2NrLnYxLk5leHRSdW5zUmVxdWVzdBoWLnRvY2sudjEuTmV4dFJ1bnNSZXBseRI/CglOZXh0UnVuT2YSGS50b2NrLnYxLk5leHRSdW5PZlJlcXVlc3QaFy50b2NrLnYxLk5leHRSdW5PZlJlcGx5EjwKCENhbGVuZGFyEhgudG9jay52MS5DYWxlbmRhclJlcXVlc3QaFi50b2NrLnYxLkNhbGVuZGFyUmVwbHliBnByb3RvMw");
 
 /**
  * @generated from message tock.v1.NextRunsRequest
@@ -59,6 +59,111 @@ export const NextRunsReplySchema: GenMessage<NextRunsReply> = /*@__PURE__*/
   messageDesc(file_tock_v1_planner, 1);
 
 /**
+ * @generated from message tock.v1.CalendarRequest
+ */
+export type CalendarRequest = Message<"tock.v1.CalendarRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * How far ahead from now, ms.
+   *
+   * @generated from field: int64 span_ms = 2;
+   */
+  spanMs: bigint;
+
+  /**
+   * At most this many runs of one job, and in all.
+   *
+   * @generated from field: int32 per_job = 3;
+   */
+  perJob: number;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message tock.v1.CalendarRequest.
+ * Use `create(CalendarRequestSchema)` to create a new message.
+ */
+export const CalendarRequestSchema: GenMessage<CalendarRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_planner, 2);
+
+/**
+ * @generated from message tock.v1.CalendarRun
+ */
+export type CalendarRun = Message<"tock.v1.CalendarRun"> & {
+  /**
+   * @generated from field: int64 job_id = 1;
+   */
+  jobId: bigint;
+
+  /**
+   * Unix ms of the run's publish instant.
+   *
+   * @generated from field: int64 at = 2;
+   */
+  at: bigint;
+
+  /**
+   * The job's name and time zone, as the planner holds them.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+};
+
+/**
+ * Describes the message tock.v1.CalendarRun.
+ * Use `create(CalendarRunSchema)` to create a new message.
+ */
+export const CalendarRunSchema: GenMessage<CalendarRun> = /*@__PURE__*/
+  messageDesc(file_tock_v1_planner, 3);
+
+/**
+ * @generated from message tock.v1.CalendarReply
+ */
+export type CalendarReply = Message<"tock.v1.CalendarReply"> & {
+  /**
+   * In time order (then job id).
+   *
+   * @generated from field: repeated tock.v1.CalendarRun runs = 1;
+   */
+  runs: CalendarRun[];
+
+  /**
+   * Whether a cap (per job or in all) left runs out.
+   *
+   * @generated from field: bool truncated = 2;
+   */
+  truncated: boolean;
+
+  /**
+   * The planner's now (Unix ms): where the calendar starts.
+   *
+   * @generated from field: int64 from = 3;
+   */
+  from: bigint;
+};
+
+/**
+ * Describes the message tock.v1.CalendarReply.
+ * Use `create(CalendarReplySchema)` to create a new message.
+ */
+export const CalendarReplySchema: GenMessage<CalendarReply> = /*@__PURE__*/
+  messageDesc(file_tock_v1_planner, 4);
+
+/**
  * @generated from message tock.v1.NextRunOfRequest
  */
 export type NextRunOfRequest = Message<"tock.v1.NextRunOfRequest"> & {
@@ -78,7 +183,7 @@ export type NextRunOfRequest = Message<"tock.v1.NextRunOfRequest"> & {
  * Use `create(NextRunOfRequestSchema)` to create a new message.
  */
 export const NextRunOfRequestSchema: GenMessage<NextRunOfRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_planner, 2);
+  messageDesc(file_tock_v1_planner, 5);
 
 /**
  * @generated from message tock.v1.NextRunOfReply
@@ -97,7 +202,7 @@ export type NextRunOfReply = Message<"tock.v1.NextRunOfReply"> & {
  * Use `create(NextRunOfReplySchema)` to create a new message.
  */
 export const NextRunOfReplySchema: GenMessage<NextRunOfReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_planner, 3);
+  messageDesc(file_tock_v1_planner, 6);
 
 /**
  * Owns cron_next: the schedule projection knows queued one-off runs, pauses and filters.
@@ -122,6 +227,16 @@ export const PlannerService: GenService<{
     methodKind: "unary";
     input: typeof NextRunOfRequestSchema;
     output: typeof NextRunOfReplySchema;
+  },
+  /**
+   * account_calendar: the runs of an account's jobs in the time ahead, in time order.
+   *
+   * @generated from rpc tock.v1.PlannerService.Calendar
+   */
+  calendar: {
+    methodKind: "unary";
+    input: typeof CalendarRequestSchema;
+    output: typeof CalendarReplySchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tock_v1_planner, 0);
