@@ -23,6 +23,8 @@ const LONGEST_FIRST = [
   'test/e2e/api/actionLinks.test.ts',
   'test/e2e/dashboardAreas.test.ts',
   'test/e2e/dashboardAccount.test.ts',
+  'test/e2e/skippedRuns.test.ts',
+  'test/e2e/api/badge.test.ts',
   'test/fault/selfHealing.test.ts',
   'test/e2e/distributed.test.ts',
 ];
