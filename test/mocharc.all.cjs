@@ -7,7 +7,7 @@ const { join } = require('node:path');
 
 const TIERS = ['unit', 'contract', 'integration', 'e2e', 'fault'];
 
-/** The longest files, longest first (each timed alone: `time npx mocha <file>`). */
+/** The longest files, longest first (timed in a whole run: `TOCK_TEST_TIMES=/tmp/times npm test`, then `sort -rn /tmp/times`). */
 const LONGEST_FIRST = [
   'test/e2e/grpcAuth.test.ts',
   'test/e2e/api/cliOwner.test.ts',

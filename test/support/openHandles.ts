@@ -1,3 +1,6 @@
+import { appendFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
 /**
  * Root hooks (mocha --require): what a test file leaves open. Mocha runs without "exit": a timer,
  * socket, server, child process or worker left behind keeps the run from ending. In a parallel
@@ -14,15 +17,21 @@ const extra = (before: Map<string, number>) => [...count()].filter(([type, n]) =
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 let before = new Map<string, number>();
+let startedAt = 0;
 export const mochaHooks = {
   // Both hooks count after a turn, once mocha has armed the hook's own timeout timer: counted in
   // one and not the other, that timer would be reported as left open.
   async beforeAll() {
+    startedAt = performance.now();
     await nextTurn();
     before = count();
   },
   async afterAll(this: Mocha.Context) {
     this.timeout(10_000);
+    // TOCK_TEST_TIMES=<file>: each file's wall time, to keep test/mocharc.all.cjs's longest-first list true.
+    const times = process.env.TOCK_TEST_TIMES;
+    const file = this.test?.parent?.suites[0]?.file;
+    if (times && file) appendFileSync(times, `${Math.round(performance.now() - startedAt)}\t${relative(process.cwd(), file)}\n`);
     await nextTurn();
     // Closing handles finish on later turns (a socket's close, a child's exit): give them time.
     const deadline = Date.now() + 3000;
