@@ -61,7 +61,7 @@ export async function registerInTock(n: number): Promise<Registered> {
   try {
     const health = `${tock.api}/healthz`;
     // Compiling the code paths happens once per process, not per job: one small batch first.
-    const warm = (await tock.call('cron_batch_add', { data: registrationBatch(-4, 4) })) as { data: { id: number }[] };
+    const warm = (await tock.call('cron_batch_add', { data: registrationBatch(10_000_000, 4) })) as { data: { id: number }[] };
     await tock.call('cron_batch_delete', { id: warm.data.map((j) => j.id) });
     const idle = await healthGaps(health, () => new Promise((r) => setTimeout(r, 2000)));
     const rssIdle = treeUsage(tock.pid).rss;
