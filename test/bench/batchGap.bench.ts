@@ -8,7 +8,7 @@
 // along; jobs/s, the slowest /healthz answer and the RSS of Tock's processes holding the jobs, next
 // to a bare SQLite insert loop of as many rows, measured in the same run.
 // Run: npm run bench -- batchGap   (TOCK_REG_COUNTS=10000,100000; TOCK_REG_COUNTS= skips registration,
-// TOCK_REG_ONLY=1 runs only registration)
+// TOCK_REG_ONLY=1 runs only registration; TOCK_BENCH_ROOT=/path/to/another/checkout registers into its Tock)
 import { loadavg } from 'node:os';
 import { ok } from '../support/api.ts';
 import { startTestSystem } from '../support/embedded.ts';

@@ -22,13 +22,16 @@ import { waitFor } from '../support/waitFor.ts';
  * those starting with an event of `type`, when given) fails as a store that went away would,
  * without writing anything; every other call is the real store's, delayed when told (slowJobCreation).
  * Each stream of an appendMany counts as an append, and the whole call fails, as the store's own
- * transaction would.
+ * transaction would. `writeFirstJobElsewhere`: the next appendMany of new jobs finds its first job
+ * already written, as another jobs replica completing the same batch would have written it.
  */
 function failingOnNthAppend(store: EventStore) {
   let countdown = 0;
   let only: string | undefined;
   let lag = 0;
-  const injector: EventStore & { failNth(n: number, type?: string): void; slowJobCreation(ms: number): void } = Object.create(store);
+  let elsewhere = false;
+  const injector: EventStore & { failNth(n: number, type?: string): void; slowJobCreation(ms: number): void; writeFirstJobElsewhere(): void } = Object.create(store);
+  injector.writeFirstJobElsewhere = () => (elsewhere = true);
   injector.failNth = (n, type) => {
     countdown = n;
     only = type;
@@ -47,6 +50,11 @@ function failingOnNthAppend(store: EventStore) {
       if (counts && countdown > 0 && --countdown === 0) throw new Error('disk I/O error (injected)');
     }
     if (lag > 0 && appends.some((a) => a.events[0]?.type === 'JobCreated')) await new Promise((r) => setTimeout(r, lag));
+    const [first] = appends;
+    if (elsewhere && first?.events[0]?.type === 'JobCreated') {
+      elsewhere = false;
+      await store.appendToStream(first.stream, first.events, { expectedRevision: 'no_stream' });
+    }
     return store.appendMany(appends);
   };
   injector.readStream = (stream, options) => store.readStream(stream, options);
@@ -157,6 +165,17 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     expect((await list()).filter((j) => names.includes(j.name))).to.have.length(3);
     const recorded = await store.readStream(batchStream(accountId, 'concurrent-1'));
     expect(recorded.map((e) => e.type)).to.deep.equal(['BatchStarted', 'BatchAnswered']);
+  });
+
+  it('completes a batch whose first job another replica wrote meanwhile: that job read back, none twice', async () => {
+    const names = ['r1', 'r2', 'r3'];
+    store.writeFirstJobElsewhere();
+    const answer = await batch(names, { 'X-Idempotency-Key': 'raced-1' });
+    expect(answer.http, answer.text).to.equal(200);
+    const ids = answer.json.data.map((j: { id: number }) => j.id);
+    expect(answer.json.data.map((j: { name: string }) => j.name)).to.deep.equal(names);
+    expect((await list()).filter((j) => names.includes(j.name)).map((j) => j.id).sort()).to.deep.equal([...ids].sort());
+    for (const id of ids) expect((await store.readStream(`cronjob-${id}`)).map((e) => e.type), `cronjob-${id}`).to.deep.equal(['JobCreated', 'RunRequested']);
   });
 
   it('without a key: 503 + Retry-After, and the answer says the batch may be partly written', async () => {

@@ -73,7 +73,7 @@ export async function registerInTock(n: number): Promise<Registered> {
     const seconds = (performance.now() - t0) / 1000;
     const cpuUs = treeUsage(tock.pid).cpuUs - cpu0;
     // The planner and the projections take the jobs in after the last answer; then the heap settles.
-    await new Promise((r) => setTimeout(r, 5000));
+    await new Promise((r) => setTimeout(r, 15_000));
     const rssHeld = treeUsage(tock.pid).rss;
     return { n, seconds, idle, slowestMs: run.slowestMs, gapMs: run.gapMs, cpuMsPerThousand: cpuUs / n, rssIdleMb: rssIdle / 2 ** 20, rssHeldMb: rssHeld / 2 ** 20 };
   } finally {

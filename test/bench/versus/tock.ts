@@ -7,7 +7,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '../../..');
+// TOCK_BENCH_ROOT: start the Tock of another checkout (e.g. main, to measure before and after a
+// change back to back with the same bench).
+const ROOT = process.env.TOCK_BENCH_ROOT ?? join(import.meta.dirname, '../../..');
 
 export interface TockProcess {
   pid: number;
