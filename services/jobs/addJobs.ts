@@ -101,10 +101,8 @@ export function createAddJobs(store: EventStore, view: JobsView, commands: Comma
         const [event] = decideJob({ type: 'CreateJob', id: 0, accountId, input, defaultTimezone: owner.timezone }, null, now());
         if (event?.type !== 'JobCreated') throw new Error(`CreateJob decided ${event?.type ?? 'nothing'}`);
         created[i] = event;
-        // The run order is decided on the new job too (a job created disabled refuses it), so
-        // writing cannot refuse it later, after the job exists.
         const order = runs[i];
-        if (order) decideJob(requestRunCommand(accountId, 0, order, event.data.settings.httpMethod, now()), evolveJob(null, event), now());
+        if (order) requestRunCommand(accountId, 0, order, event.data.settings.httpMethod, now());
       });
     }
     /** Job `i` of the batch as created under `id`: the event decided before ids were taken. */
