@@ -1,6 +1,7 @@
 /**
  * The event store port. Adapters: SQLite (embedded, and several processes on one machine),
- * PostgreSQL (several machines) and EventStoreDB. One contract suite (test/contract/eventStoreContract.ts) runs against each.
+ * PostgreSQL (several machines) and EventStoreDB. One contract suite
+ * (test/contract/eventStoreContract.ts) runs against each.
  *
  * Revisions are 0-based per stream (the first event of a stream has revision 0), as in
  * EventStoreDB. Positions are global, strictly increasing across all streams (bigint, as ESDB's
@@ -84,8 +85,8 @@ export interface EventStore {
    * Appends to several streams (each named once, each given at least one event) in one
    * transaction: when one stream is not at its expected revision, `WrongExpectedRevisionError`
    * names it and nothing is written. Results follow the order of `appends`, and so do positions:
-   * a subscriber sees the streams' events in that order. For what is written many streams at a
-   * time (a batch of new jobs): one commit instead of one per stream.
+   * a subscriber sees the streams' events in that order. For writes to many streams at once (a
+   * batch of new jobs): one commit instead of one per stream.
    *
    * EventStoreDB has no append to several streams at once: its adapter appends stream by stream,
    * so a failure there leaves the streams before the failing one written.
