@@ -1,9 +1,9 @@
 import { AppError, inside } from '../../shared/errors.ts';
-import { streamName, type EventStore } from '../../shared/eventStore/eventStore.ts';
+import { streamName, WrongExpectedRevisionError, type EventStore, type StreamAppend } from '../../shared/eventStore/eventStore.ts';
 import { decideJob, evolveJob, type CronJob, type JobEvent, type SettingsInput } from '../../shared/job/index.ts';
 import { slicedAll, timeSlicer } from '../../shared/timeSlice.ts';
 import type { Account } from './account.ts';
-import { checkBatchSize, WRITES_IN_FLIGHT } from './batchLimit.ts';
+import { APPEND_CHUNK, checkBatchSize, WRITES_IN_FLIGHT } from './batchLimit.ts';
 import { batchHash, batchStream, checkIdempotencyKey, readBatch, recordAnswer, recordBatch, sameBatch, type BatchRecord } from './batchRecord.ts';
 import type { Commands } from './commands.ts';
 import { requestRunCommand, type ExtraRun } from './extraRun.ts';
@@ -105,6 +105,12 @@ export function createAddJobs(store: EventStore, view: JobsView, commands: Comma
         if (order) requestRunCommand(accountId, 0, order, event.data.settings.httpMethod, now());
       });
     }
+    /** Job `i` of the batch as created under `id`: the event decided before ids were taken. */
+    const createdAs = (i: number, id: number): JobCreated => {
+      const decided = created[i];
+      if (!decided) throw new Error(`the batch record has more ids than the batch has jobs (${inputs.length})`);
+      return { type: 'JobCreated', data: { ...decided.data, id } };
+    };
     return storeFailure(async () => {
       let retry = record !== null;
       if (!record) {
@@ -121,21 +127,19 @@ export function createAddJobs(store: EventStore, view: JobsView, commands: Comma
       // Each job as this batch created it, whatever happened to it since (edited, deleted): what
       // the gateway's answer is made from, until that answer is recorded (recordBatchAnswer).
       const answers: CronJob[] = [];
-      const write = async (id: number, i: number) => {
-        // On a retry, what the first attempt already wrote is read back, not written again.
-        let written = retry ? await store.readStream(streamName('cronjob', id)) : [];
+      /** One job, on its own: what a retry does, reading back what an earlier attempt wrote. */
+      const writeOne = async (i: number) => {
+        const id = jobIds[i]!;
+        let written = await store.readStream(streamName('cronjob', id));
         let position: bigint | null = null;
         let first = written[0] as unknown as JobEvent | undefined;
         if (!first) {
-          const input = inputs[i];
-          const decided = created[i];
-          if (!input || !decided) throw new Error(`the batch record has more ids (${jobIds.length}) than the batch has jobs (${inputs.length})`);
-          first = { type: 'JobCreated', data: { ...decided.data, id } };
+          first = createdAs(i, id);
           try {
-            position = (await runJobCommand({ type: 'CreateJob', id, accountId, input, defaultTimezone: owner.timezone }, { state: null, revision: 'no_stream', events: [first] })).position;
+            position = (await runJobCommand({ type: 'CreateJob', id, accountId, input: inputs[i]!, defaultTimezone: owner.timezone }, { state: null, revision: 'no_stream', events: [first] })).position;
           } catch (error) {
             // Another jobs replica completing the same batch created it first: read back what it wrote.
-            written = retry ? await store.readStream(streamName('cronjob', id)) : [];
+            written = await store.readStream(streamName('cronjob', id));
             first = written[0] as unknown as JobEvent | undefined;
             if (!first) throw error;
           }
@@ -145,7 +149,37 @@ export function createAddJobs(store: EventStore, view: JobsView, commands: Comma
         if (order && !written.some((e) => e.type === 'RunRequested')) position = (await runJobCommand(requestRunCommand(accountId, id, order, answers[i].settings.httpMethod, now()))).position;
         return position;
       };
-      await settle(await slicedAll(jobIds.length, (i) => write(jobIds[i]!, i), WRITES_IN_FLIGHT, slice));
+      /**
+       * The first attempt: every job is a new stream, created with its run order (if any) in one
+       * append per chunk of streams, so a batch costs a few commits instead of one or two per job.
+       */
+      const writeNew = async () => {
+        const positions: (bigint | null)[] = [];
+        for (let from = 0; from < jobIds.length; from += APPEND_CHUNK) {
+          const chunk: StreamAppend[] = [];
+          const to = Math.min(jobIds.length, from + APPEND_CHUNK);
+          for (let i = from; i < to; i++) {
+            await slice();
+            const id = jobIds[i]!;
+            const first = createdAs(i, id);
+            const job = evolveJob(null, first)!;
+            answers[i] = job;
+            const order = runs[i];
+            const events: JobEvent[] = order ? [first, ...decideJob(requestRunCommand(accountId, id, order, job.settings.httpMethod, now()), job, now())] : [first];
+            chunk.push({ stream: streamName('cronjob', id), events: events.map((e) => ({ type: e.type, data: e.data, metadata: { accountId } })), expectedRevision: 'no_stream' });
+          }
+          try {
+            positions.push(...(await store.appendMany(chunk)).map((r) => r.position));
+          } catch (error) {
+            // Taken meanwhile: only another replica completing this batch under its key writes
+            // these ids; what it wrote is read back, job by job.
+            if (!(error instanceof WrongExpectedRevisionError)) throw error;
+            for (let i = from; i < to; i++) positions.push(await writeOne(i));
+          }
+        }
+        return positions;
+      };
+      await settle(retry ? await slicedAll(jobIds.length, writeOne, WRITES_IN_FLIGHT, slice) : await writeNew());
       // The state folded from the stream's first event: revision 0.
       return { entries: answers.map((job) => ({ job, points: jobPoints(job), revision: 0 })) };
     }, idempotencyKey !== null);

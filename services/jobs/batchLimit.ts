@@ -1,6 +1,12 @@
 import { AppError } from '../../shared/errors.ts';
 
 export const MAX_BATCH = 1000;
+/**
+ * New jobs of one batch written in one store transaction (appendMany): a few commits per batch
+ * instead of one per job, and a transaction short enough not to hold the thread (SQLite's runs on
+ * it) for long.
+ */
+export const APPEND_CHUNK = 250;
 /** Writes of one batch under way at once: enough to keep a PostgreSQL pool busy, few enough that their continuations fit in a slice. */
 export const WRITES_IN_FLIGHT = 16;
 

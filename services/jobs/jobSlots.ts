@@ -4,8 +4,8 @@ import { WrongExpectedRevisionError, type EventStore } from '../../shared/eventS
 /**
  * The per-account job limit as a reservation: before a job is created its slot is taken in the
  * account's `jobslots-<accountId>` stream, by an append with the revision read, so every replica
- * of the jobs service on any store (none offers an append to two streams at once) takes slots one
- * after the other; a concurrent taker makes the append fail and the reservation is decided again
+ * of the jobs service on any store (an append of its own, before the jobs': EventStoreDB has no
+ * atomic append to several streams) takes slots one after the other; a concurrent taker makes the append fail and the reservation is decided again
  * on what the winner wrote. Each event carries how many slots are held after it, so deciding
  * reads one event, not the account's history. A deleted job gives its slot back.
  *

@@ -5,11 +5,15 @@
  * implicit transactions in which every event has its own log record and commit == prepare, so the
  * commit position alone orders events strictly and `{commit: p, prepare: p}` resumes exactly after p.
  *
+ * appendMany is not atomic here: the client (v6) has no append to several streams at once, so the
+ * streams are appended one after the other, each with its own expected revision; a refusal or a
+ * failure part way leaves the streams before it written (the port says so).
+ *
  * The subscription (and how it knows it has caught up) is in esdbSubscription.ts; the mapping of
  * the client's types to ours in esdbRecords.ts.
  */
 import { BACKWARDS, END, EventStoreDBClient, FORWARDS, jsonEvent, START, StreamNotFoundError } from '@eventstore/db-client';
-import { WrongExpectedRevisionError, type EventStore, type RecordedEvent, type Subscription } from './eventStore.ts';
+import { checkAppendMany, WrongExpectedRevisionError, type EventStore, type RecordedEvent, type Subscription } from './eventStore.ts';
 import { toEsdbExpected, toRecorded, translate } from './esdbRecords.ts';
 import { subscribeEsdb } from './esdbSubscription.ts';
 
@@ -36,7 +40,7 @@ export function openEsdbEventStore(connectionString: string): EventStore {
     return events;
   }
 
-  return {
+  const store: EventStore = {
     async appendToStream(stream, events, options = {}) {
       const expected = options.expectedRevision ?? 'any';
       if (events.length === 0) {
@@ -63,6 +67,13 @@ export function openEsdbEventStore(connectionString: string): EventStore {
       }
     },
 
+    async appendMany(appends) {
+      checkAppendMany(appends);
+      const results = [];
+      for (const a of appends) results.push(await store.appendToStream(a.stream, a.events, { expectedRevision: a.expectedRevision }));
+      return results;
+    },
+
     readStream: readStream as EventStore['readStream'],
 
     subscribe: (options, handler, onError) => {
@@ -86,4 +97,5 @@ export function openEsdbEventStore(connectionString: string): EventStore {
       await client.dispose();
     },
   };
+  return store;
 }

@@ -1,11 +1,13 @@
 /**
- * The event store port. Adapters: SQLite (embedded, and several processes on one machine) and
- * EventStoreDB. One contract suite (test/contract/eventStoreContract.ts) runs against each.
+ * The event store port. Adapters: SQLite (embedded, and several processes on one machine),
+ * PostgreSQL (several machines) and EventStoreDB. One contract suite
+ * (test/contract/eventStoreContract.ts) runs against each.
  *
  * Revisions are 0-based per stream (the first event of a stream has revision 0), as in
  * EventStoreDB. Positions are global, strictly increasing across all streams (bigint, as ESDB's
  * commit position), and are what subscriptions checkpoint on.
  */
+import { AppError } from '../errors.ts';
 
 /** An event to append. `data` and `metadata` are JSON-serialisable objects. */
 export interface EventData<T = Record<string, unknown>> {
@@ -39,6 +41,15 @@ export interface AppendResult {
   position: bigint;
 }
 
+/** One stream's part of an appendMany. */
+export interface StreamAppend {
+  stream: string;
+  /** At least one event. */
+  events: EventData[];
+  /** Default 'any'. */
+  expectedRevision?: ExpectedRevision;
+}
+
 export interface ReadOptions {
   direction?: 'forwards' | 'backwards';
   /** Start here (inclusive). Default: the first event forwards, the last event backwards. */
@@ -70,6 +81,17 @@ export interface EventStore {
    * (default 'any'). Appending no events is a no-op returning the current revision.
    */
   appendToStream(stream: string, events: EventData[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Appends to several streams (each named once, each given at least one event) in one
+   * transaction: when one stream is not at its expected revision, `WrongExpectedRevisionError`
+   * names it and nothing is written. Results follow the order of `appends`, and so do positions:
+   * a subscriber sees the streams' events in that order. For writes to many streams at once (a
+   * batch of new jobs): one commit instead of one per stream.
+   *
+   * EventStoreDB has no append to several streams at once: its adapter appends stream by stream,
+   * so a failure there leaves the streams before the failing one written.
+   */
+  appendMany(appends: StreamAppend[]): Promise<AppendResult[]>;
   /** Reads a stream. A stream that does not exist reads as []. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as for RecordedEvent: the caller names the stream's event type
   readStream<T = any>(stream: string, options?: ReadOptions): Promise<RecordedEvent<T>[]>;
@@ -93,6 +115,16 @@ export class WrongExpectedRevisionError extends Error {
   ) {
     super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** What every adapter refuses in an appendMany before touching the store: a stream named twice, a stream given no event. */
+export function checkAppendMany(appends: StreamAppend[]) {
+  const seen = new Set<string>();
+  for (const { stream, events } of appends) {
+    if (seen.has(stream)) throw new AppError('INTERNAL', `appendMany: stream ${stream} is named twice`);
+    if (events.length === 0) throw new AppError('INTERNAL', `appendMany: stream ${stream} is given no event`);
+    seen.add(stream);
   }
 }
 

@@ -15,6 +15,14 @@ export function measuredEventStore(store: EventStore): EventStore {
         end();
       }
     },
+    async appendMany(appends) {
+      const end = storeMetrics.append.startTimer();
+      try {
+        return await store.appendMany(appends);
+      } finally {
+        end();
+      }
+    },
     readStream: (stream, options) => store.readStream(stream, options),
     subscribe(options, handler, onError) {
       const category = options.category ?? '$all';

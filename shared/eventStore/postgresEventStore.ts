@@ -13,7 +13,8 @@
  *
  * One round trip per append (the function does the check, the inserts and the NOTIFY that wakes
  * subscriptions). Appends are serialized across the whole store: throughput is bounded by one
- * commit at a time, which batching (several events per append) amortizes.
+ * commit at a time, which batching amortizes: several events per append, several streams per
+ * appendMany (the `append_many` function, the same lock and checks over all of them).
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -22,6 +23,7 @@ import { createPool, postgresTarget, translatePgError } from '../postgres.ts';
 import { single } from '../single.ts';
 import {
   categoryOf,
+  checkAppendMany,
   WrongExpectedRevisionError,
   type EventData,
   type EventStore,
@@ -147,6 +149,28 @@ export function openPostgresEventStore(url: string, options: PostgresEventStoreO
       const current = Number(row.next_revision);
       if (!row.ok) throw new WrongExpectedRevisionError(stream, expected, current < 0 ? 'no_stream' : current);
       return { nextRevision: current, position: BigInt(row.last_position) };
+    },
+
+    async appendMany(appends) {
+      checkAppendMany(appends);
+      if (appends.length === 0) return [];
+      const payload = JSON.stringify(
+        appends.map((a) => ({
+          stream: a.stream,
+          category: categoryOf(a.stream),
+          expected: String(a.expectedRevision ?? 'any'),
+          events: a.events.map((e) => ({ id: e.id ?? randomUUID(), type: e.type, data: e.data, metadata: e.metadata ?? {} })),
+        })),
+      );
+      const rows = await query<{ ok: boolean; n: string; next_revision: string; last_position: string }>(`SELECT * FROM ${s}.append_many($1, $2::jsonb)`, [Date.now(), payload]);
+      const refused = rows.find((row) => !row.ok);
+      if (refused) {
+        const { stream, expectedRevision = 'any' } = appends[Number(refused.n) - 1]!;
+        const current = Number(refused.next_revision);
+        throw new WrongExpectedRevisionError(stream, expectedRevision, current < 0 ? 'no_stream' : current);
+      }
+      if (rows.length !== appends.length) throw new AppError('INTERNAL', `event store (postgres): appendMany of ${appends.length} streams answered ${rows.length} rows`);
+      return rows.map((row) => ({ nextRevision: Number(row.next_revision), position: BigInt(row.last_position) }));
     },
 
     async readStream<T>(stream: string, options: ReadOptions = {}) {

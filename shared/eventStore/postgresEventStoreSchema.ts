@@ -86,12 +86,67 @@ const appendFunction = (s: string, channel: string) => `
   END $fn$;
 `;
 
+const appendManyFunction = (s: string, channel: string) => `
+  -- One call per appendMany: p_appends is [{stream, category, expected, events: [...]}], each stream
+  -- once. Returns one row per stream (its index from 1, next revision, last position), or a single
+  -- row ok = false naming the first stream whose expectation fails (and its revision), with nothing written.
+  CREATE OR REPLACE FUNCTION ${s}.append_many(p_time bigint, p_appends jsonb)
+  RETURNS TABLE (ok boolean, n bigint, next_revision bigint, last_position bigint)
+  LANGUAGE plpgsql AS $fn$
+  DECLARE
+    v_head  bigint;
+    v_count bigint;
+  BEGIN
+    -- Held until commit, as in append: while it is held no other append checks or writes, so
+    -- checking every stream first and then writing them all is one atomic step.
+    SELECT h.position INTO v_head FROM ${s}.head h FOR UPDATE;
+    RETURN QUERY
+      SELECT false, a.n, coalesce(st.revision, -1), 0::bigint
+      FROM jsonb_array_elements(p_appends) WITH ORDINALITY AS a(x, n)
+      LEFT JOIN ${s}.streams st ON st.name = a.x->>'stream'
+      WHERE NOT (a.x->>'expected' = 'any'
+                 OR (a.x->>'expected' = 'no_stream' AND st.revision IS NULL)
+                 OR (a.x->>'expected' = 'stream_exists' AND st.revision >= 0)
+                 OR a.x->>'expected' = coalesce(st.revision, -1)::text)
+      ORDER BY a.n LIMIT 1;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+    -- Positions follow the order of the streams, then of each stream's events.
+    WITH a AS (
+      SELECT x.n, x.x->>'stream' AS stream, x.x->>'category' AS category, x.x->'events' AS events, coalesce(st.revision, -1) AS current
+      FROM jsonb_array_elements(p_appends) WITH ORDINALITY AS x(x, n)
+      LEFT JOIN ${s}.streams st ON st.name = x.x->>'stream'
+    ), inserted AS (
+      INSERT INTO ${s}.events (position, id, stream, revision, category, type, data, metadata, time)
+        SELECT v_head + row_number() OVER (ORDER BY a.n, e.k), e.e->>'id', a.stream, a.current + e.k, a.category, e.e->>'type', e.e->'data', e.e->'metadata', p_time
+        FROM a, jsonb_array_elements(a.events) WITH ORDINALITY AS e(e, k)
+        RETURNING 1
+    ), revised AS (
+      INSERT INTO ${s}.streams (name, revision)
+        SELECT a.stream, a.current + jsonb_array_length(a.events) FROM a
+        ON CONFLICT (name) DO UPDATE SET revision = excluded.revision
+    )
+    SELECT count(*) INTO v_count FROM inserted;
+    UPDATE ${s}.head SET position = v_head + v_count;
+    -- Apart from the inserts: a statement does not see the rows its own CTEs insert.
+    DELETE FROM ${s}.events e USING jsonb_array_elements(p_appends) AS a(x), ${s}.streams st
+      WHERE st.name = a.x->>'stream' AND st.max_count IS NOT NULL AND e.stream = st.name AND e.revision <= st.revision - st.max_count;
+    PERFORM pg_notify('${channel}', '');
+    RETURN QUERY
+      SELECT true, a.n, st.revision, v_head + sum(jsonb_array_length(a.x->'events')) OVER (ORDER BY a.n)
+      FROM jsonb_array_elements(p_appends) WITH ORDINALITY AS a(x, n)
+      JOIN ${s}.streams st ON st.name = a.x->>'stream'
+      ORDER BY a.n;
+  END $fn$;
+`;
+
 export const EVENT_STORE_SCHEMA: PostgresPlan = {
   component: 'events',
   what: 'event store (postgres)',
   markerTable: 'events',
   migrations: [{ version: 1, name: 'events, streams and head', sql: (t) => initialTables(t.schema) }],
-  definitions: (t) => appendFunction(t.schema, appendChannel(t)),
+  definitions: (t) => appendFunction(t.schema, appendChannel(t)) + appendManyFunction(t.schema, appendChannel(t)),
 };
 
 /** Migrates the event store's tables on the pool's database (what the store does before its first call). */

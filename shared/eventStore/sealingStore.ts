@@ -38,6 +38,14 @@ export function sealingStore(store: EventStore, sealings: Record<string, StreamS
       const sealing = sealings[categoryOf(stream)];
       return store.appendToStream(stream, sealing ? events.map((e: EventData) => sealing.seal(e)) : events, appendOptions);
     },
+    appendMany(appends) {
+      return store.appendMany(
+        appends.map((a) => {
+          const sealing = sealings[categoryOf(a.stream)];
+          return sealing ? { ...a, events: a.events.map((e: EventData) => sealing.seal(e)) } : a;
+        }),
+      );
+    },
     async readStream(stream, readOptions) {
       return (await store.readStream(stream, readOptions)).map(opened) as never;
     },

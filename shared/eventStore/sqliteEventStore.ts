@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import { AppError } from '../errors.ts';
 import {
   categoryOf,
+  checkAppendMany,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventData,
@@ -23,6 +24,7 @@ import {
   type ExpectedRevision,
   type ReadOptions,
   type RecordedEvent,
+  type StreamAppend,
   type SubscribeOptions,
   type Subscription,
 } from './eventStore.ts';
@@ -135,7 +137,8 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     'SELECT * FROM events WHERE category = ? AND position > ? ORDER BY position LIMIT ?',
   );
 
-  const append = db.transaction((stream: string, events: EventData[], expected: ExpectedRevision): AppendResult => {
+  /** Appends to one stream inside the caller's transaction. */
+  const appendOne = (stream: string, events: EventData[], expected: ExpectedRevision, time: number): AppendResult => {
     const row = getStream.get(stream);
     const current = row ? row.revision : -1;
     if (!satisfies(expected, current)) {
@@ -145,7 +148,6 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
       return { nextRevision: current, position: BigInt(lastPosition.get(stream)?.position ?? 0) };
     }
     const category = categoryOf(stream);
-    const time = Date.now();
     let revision = current;
     let position: number | bigint = 0;
     for (const event of events) {
@@ -164,6 +166,12 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
     setRevision.run(stream, revision);
     if (row?.max_count) deleteUpTo.run(stream, revision - row.max_count);
     return { nextRevision: revision, position: BigInt(position) };
+  };
+  const append = db.transaction((stream: string, events: EventData[], expected: ExpectedRevision) => appendOne(stream, events, expected, Date.now()));
+  // A refused stream throws out of the transaction, which rolls back the streams before it.
+  const appendMany = db.transaction((appends: StreamAppend[]) => {
+    const time = Date.now();
+    return appends.map((a) => appendOne(a.stream, a.events, a.expectedRevision ?? 'any', time));
   });
 
   const truncate = db.transaction((stream: string, maxCount: number) => {
@@ -220,6 +228,15 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
         const result = append.immediate(stream, events, options.expectedRevision ?? 'any');
         if (events.length > 0) notifyAppended(notifier);
         return result;
+      }),
+
+    appendMany: (appends) =>
+      guardWrite(() => {
+        checkAppendMany(appends);
+        if (appends.length === 0) return [];
+        const results = appendMany.immediate(appends);
+        notifyAppended(notifier);
+        return results;
       }),
 
     readStream: <T>(stream: string, options: ReadOptions = {}) =>

@@ -8,13 +8,10 @@
 // Run: npm run bench -- versusLoop   (TOCK_VS_LADDER=1000,2000 TOCK_VS_SECONDS=30 TOCK_VS_CONTENDERS=raw,naive,tock;
 // TOCK_VS_PER_SECOND=1 also prints each second's figures, to see a backlog build or drain)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bound } from './bound.ts';
 import { treeUsage } from './versus/procTree.ts';
+import { startTock, stopTree } from './versus/tock.ts';
 
 const LADDER = (process.env.TOCK_VS_LADDER ?? '1000,2000,3000,5000,7000,10000').split(',').map(Number);
 const SECONDS = Number(process.env.TOCK_VS_SECONDS ?? 30);
@@ -32,9 +29,8 @@ interface Contender {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-function child(args: string[], env: Record<string, string>, options: { shell?: boolean } = {}): ChildProcess {
-  const [cmd, ...rest] = options.shell ? ['sh', '-c', `exec ${args.join(' ')}`] : [process.execPath, '--import', 'tsx', ...args];
-  return spawn(cmd, rest, { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
+function child(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
 const untilLine = (c: ChildProcess, pattern: RegExp) =>
@@ -48,53 +44,26 @@ const untilLine = (c: ChildProcess, pattern: RegExp) =>
     c.once('exit', (code) => reject(new Error(`exited with ${code} before printing ${pattern}`)));
   });
 
-async function stopTree(c: ChildProcess) {
-  if (c.exitCode !== null) return;
-  const exited = new Promise((r) => c.once('exit', r));
-  process.kill(-c.pid!, 'SIGTERM');
-  const killed = setTimeout(() => process.kill(-c.pid!, 'SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(killed);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 async function startLoop(kind: 'raw' | 'naive', sink: string, n: number): Promise<Contender> {
   const c = child([`test/bench/versus/${kind}.ts`], { SINK: sink, N: String(n) });
   await untilLine(c, /ready/);
   return { pid: c.pid!, stop: () => stopTree(c) };
 }
 
-/** Tock as `npm start` starts it, with a data directory of its own and the rate limit off. */
-async function startTock(sink: string, n: number): Promise<Contender> {
-  const dir = mkdtempSync(join(tmpdir(), 'tock-vs-'));
-  const [port, ops] = [await freePort(), await freePort()];
-  const token = randomBytes(24).toString('base64').replace(/[^A-Za-z0-9]/g, '').padEnd(32, 'a').slice(0, 32);
-  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
-  const c = child([start], { DATA_DIR: dir, PORT: String(port), OPS_PORT: String(ops), TOCK_BOOTSTRAP_TOKEN: token, TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8' }, { shell: true });
-  c.stdout!.resume();
-  const stop = async () => {
-    await stopTree(c);
-    rmSync(dir, { recursive: true, force: true });
-  };
-  for (let i = 0; ; i++) {
-    if (await fetch(`http://127.0.0.1:${ops}/readyz`).then((r) => r.ok, () => false)) break;
-    if (i > 600 || c.exitCode !== null) throw (await stop(), new Error('Tock did not become ready'));
-    await sleep(100);
-  }
+/** Tock as `npm start` starts it, its jobs registered 1000 a call. */
+async function startTockWith(sink: string, n: number): Promise<Contender> {
+  const tock = await startTock();
   const t0 = performance.now();
-  for (let from = 0; from < n; from += 1000) {
-    const data = Array.from({ length: Math.min(1000, n - from) }, (_, k) => ({ url: `${sink}/tock/${from + k}?s=__timestamp_ms__`, expression: '* * * * * *', name: `tick ${from + k}` }));
-    const r = await fetch(`http://127.0.0.1:${port}/api/v1/cron_batch_add`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ data }) });
-    if (!r.ok) throw (await stop(), new Error(`cron_batch_add: ${r.status} ${await r.text()}`));
+  try {
+    for (let from = 0; from < n; from += 1000) {
+      const data = Array.from({ length: Math.min(1000, n - from) }, (_, k) => ({ url: `${sink}/tock/${from + k}?s=__timestamp_ms__`, expression: '* * * * * *', name: `tick ${from + k}` }));
+      await tock.call('cron_batch_add', { data });
+    }
+  } catch (error) {
+    await tock.stop();
+    throw error;
   }
-  return { pid: c.pid!, stop, registeredIn: (performance.now() - t0) / 1000 };
+  return { pid: tock.pid, stop: tock.stop, registeredIn: (performance.now() - t0) / 1000 };
 }
 
 interface Rung {
@@ -107,7 +76,7 @@ interface Rung {
 
 async function measure(name: string, sink: string, n: number): Promise<Rung> {
   await fetch(`${sink}/__reset`);
-  const contender = name === 'tock' ? await startTock(sink, n) : await startLoop(name as 'raw' | 'naive', sink, n);
+  const contender = name === 'tock' ? await startTockWith(sink, n) : await startLoop(name as 'raw' | 'naive', sink, n);
   try {
     const first = Math.ceil(Date.now() / 1000) + WARM_UP;
     await sleep(first * 1000 - Date.now());

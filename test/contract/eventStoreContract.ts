@@ -14,6 +14,7 @@ import {
   type Subscription,
 } from '../../shared/eventStore/eventStore.ts';
 import { nth } from '../support/nth.ts';
+import { appendManyContract } from './appendManyContract.ts';
 import { waitFor } from '../support/waitFor.ts';
 
 const uid = () => randomBytes(6).toString('hex');
@@ -37,7 +38,8 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-export function eventStoreContract(name: string, open: () => Promise<{ store: EventStore; close(): Promise<void> }>) {
+/** `atomicAppendMany: false`: the adapter appends an appendMany stream by stream (EventStoreDB). */
+export function eventStoreContract(name: string, open: () => Promise<{ store: EventStore; close(): Promise<void> }>, { atomicAppendMany = true } = {}) {
   describe(`EventStore contract: ${name}`, function () {
     let store: EventStore;
     let closeStore: () => Promise<void>;
@@ -160,6 +162,8 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
         expect(read.map((e) => e.position).sort((a, b) => (a < b ? -1 : 1))).to.deep.equal(positions);
       });
     });
+
+    appendManyContract({ store: () => store, cat: () => cat, keep: (s) => subscriptions.push(s) }, { atomic: atomicAppendMany });
 
     describe('readStream', () => {
       beforeEach(async () => {

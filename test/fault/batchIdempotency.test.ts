@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGatewayService } from '../../services/gateway/service.ts';
+import { APPEND_CHUNK } from '../../services/jobs/batchLimit.ts';
 import { batchStream } from '../../services/jobs/batchRecord.ts';
 import { startJobsService } from '../../services/jobs/service.ts';
 import { systemClock } from '../../shared/clock.ts';
@@ -14,17 +15,23 @@ import { createLogger } from '../../shared/log.ts';
 import { openStore } from '../../shared/openStore.ts';
 import { rawRequest } from '../support/api.ts';
 import { YEARLY } from '../support/jobFixtures.ts';
+import { waitFor } from '../support/waitFor.ts';
 
 /**
  * Fault injector (a fake failure around a real SQLite store): once armed, the Nth append (of
  * those starting with an event of `type`, when given) fails as a store that went away would,
  * without writing anything; every other call is the real store's, delayed when told (slowJobCreation).
+ * Each stream of an appendMany counts as an append, and the whole call fails, as the store's own
+ * transaction would. `writeFirstJobElsewhere`: the next appendMany of new jobs finds its first job
+ * already written, as another jobs replica completing the same batch would have written it.
  */
 function failingOnNthAppend(store: EventStore) {
   let countdown = 0;
   let only: string | undefined;
   let lag = 0;
-  const injector: EventStore & { failNth(n: number, type?: string): void; slowJobCreation(ms: number): void } = Object.create(store);
+  let elsewhere = false;
+  const injector: EventStore & { failNth(n: number, type?: string): void; slowJobCreation(ms: number): void; writeFirstJobElsewhere(): void } = Object.create(store);
+  injector.writeFirstJobElsewhere = () => (elsewhere = true);
   injector.failNth = (n, type) => {
     countdown = n;
     only = type;
@@ -36,6 +43,19 @@ function failingOnNthAppend(store: EventStore) {
     // A loaded store: a job's creation takes a while, so concurrent writers overlap.
     if (lag > 0 && events[0]?.type === 'JobCreated') await new Promise((r) => setTimeout(r, lag));
     return store.appendToStream(stream, events, options);
+  };
+  injector.appendMany = async (appends) => {
+    for (const { events } of appends) {
+      const counts = only === undefined || events[0]?.type === only;
+      if (counts && countdown > 0 && --countdown === 0) throw new Error('disk I/O error (injected)');
+    }
+    if (lag > 0 && appends.some((a) => a.events[0]?.type === 'JobCreated')) await new Promise((r) => setTimeout(r, lag));
+    const [first] = appends;
+    if (elsewhere && first?.events[0]?.type === 'JobCreated') {
+      elsewhere = false;
+      await store.appendToStream(first.stream, first.events, { expectedRevision: 'no_stream' });
+    }
+    return store.appendMany(appends);
   };
   injector.readStream = (stream, options) => store.readStream(stream, options);
   injector.subscribe = (options, handler, onError) => store.subscribe(options, handler, onError);
@@ -88,16 +108,20 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     (await rawRequest(`http://${gateway.addresses.http}`, '/api/v1/cron_list', { headers: { authorization: `Bearer ${token}` } })).json.data as { id: number; name: string }[];
 
   it('with X-Idempotency-Key: 503 + Retry-After, then a retry writes every job exactly once, under the same ids', async () => {
-    const names = ['k1', 'k2', 'k3', 'k4', 'k5'];
-    // The third job's creation fails: jobs before it (and some after it, written at once) are stored.
-    store.failNth(3, 'JobCreated');
+    // More jobs than one store transaction takes (APPEND_CHUNK): the creation of a job of the
+    // second transaction fails, after the first one's jobs are stored.
+    const names = Array.from({ length: APPEND_CHUNK + 50 }, (_, i) => `k${i}`);
+    store.failNth(APPEND_CHUNK + 10, 'JobCreated');
     const failed = await batch(names, { 'X-Idempotency-Key': 'batch-1' });
     expect(failed.http).to.equal(503);
     expect(failed.headers.get('retry-after')).to.equal('1');
     expect(failed.json).to.include({ status: 'error', code: 1 });
     expect(failed.json.message).to.match(/same idempotency key/);
-    const partial = (await list()).filter((j) => names.includes(j.name));
-    expect(partial.length, 'part of the batch was written before the failure').to.be.within(1, 4);
+    const partial = await waitFor(async () => {
+      const written = (await list()).filter((j) => names.includes(j.name));
+      return written.length >= APPEND_CHUNK && written;
+    }, 'the jobs of the first transaction in the list');
+    expect(partial.length, 'the first transaction, not the failed one').to.equal(APPEND_CHUNK);
 
     const retried = await batch(names, { 'X-Idempotency-Key': 'batch-1' });
     expect(retried.http, retried.text).to.equal(200);
@@ -108,7 +132,7 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     expect(again.text, 'the answer of the retry that completed the batch').to.equal(retried.text);
 
     const all = (await list()).filter((j) => names.includes(j.name));
-    expect(all.map((j) => j.name).sort(), 'each job exactly once').to.deep.equal(names);
+    expect(all.map((j) => j.name).sort(), 'each job exactly once').to.deep.equal([...names].sort());
     // The run order of each element was written once too.
     for (const id of ids) expect((await store.readStream(`cronjob-${id}`)).filter((e) => e.type === 'RunRequested')).to.have.length(1);
   });
@@ -141,6 +165,17 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
     expect((await list()).filter((j) => names.includes(j.name))).to.have.length(3);
     const recorded = await store.readStream(batchStream(accountId, 'concurrent-1'));
     expect(recorded.map((e) => e.type)).to.deep.equal(['BatchStarted', 'BatchAnswered']);
+  });
+
+  it('completes a batch whose first job another replica wrote meanwhile: that job read back, none twice', async () => {
+    const names = ['r1', 'r2', 'r3'];
+    store.writeFirstJobElsewhere();
+    const answer = await batch(names, { 'X-Idempotency-Key': 'raced-1' });
+    expect(answer.http, answer.text).to.equal(200);
+    const ids = answer.json.data.map((j: { id: number }) => j.id);
+    expect(answer.json.data.map((j: { name: string }) => j.name)).to.deep.equal(names);
+    expect((await list()).filter((j) => names.includes(j.name)).map((j) => j.id).sort()).to.deep.equal([...ids].sort());
+    for (const id of ids) expect((await store.readStream(`cronjob-${id}`)).map((e) => e.type), `cronjob-${id}`).to.deep.equal(['JobCreated', 'RunRequested']);
   });
 
   it('without a key: 503 + Retry-After, and the answer says the batch may be partly written', async () => {

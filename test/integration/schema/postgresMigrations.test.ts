@@ -162,10 +162,12 @@ describe('versioned PostgreSQL schemas', function () {
       const bodies = async () =>
         (await db.query<{ nspname: string; prosrc: string }>(`SELECT n.nspname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ($1, $2) ORDER BY n.nspname`, [s, `${s}_logs`])).rows;
       const ours = await bodies();
-      expect(ours.map((r) => r.nspname)).to.deep.equal([s, `${s}_logs`]);
+      expect(ours.map((r) => r.nspname), 'append and append_many, record_batch').to.deep.equal([s, s, `${s}_logs`]);
       // What the code before versions does at its start: its own bodies, without looking at versions.
       await db.query(`CREATE OR REPLACE FUNCTION "${s}".append(p_stream text, p_category text, p_expected text, p_time bigint, p_events jsonb)
         RETURNS TABLE (ok boolean, next_revision bigint, last_position bigint) LANGUAGE sql AS $$ SELECT false, 0::bigint, 0::bigint $$`);
+      await db.query(`CREATE OR REPLACE FUNCTION "${s}".append_many(p_time bigint, p_appends jsonb)
+        RETURNS TABLE (ok boolean, n bigint, next_revision bigint, last_position bigint) LANGUAGE sql AS $$ SELECT false, 0::bigint, 0::bigint, 0::bigint $$`);
       await db.query(`CREATE OR REPLACE FUNCTION "${s}_logs".record_batch(p_ids bigint[], p_run_ids text[], p_accounts bigint[], p_jobs bigint[], p_outcomes integer[],
         p_times bigint[], p_haystacks text[], p_data bytea[], p_keep integer, p_keep_failures integer, p_failed integer) RETURNS boolean[] LANGUAGE sql AS $$ SELECT '{}'::boolean[] $$`);
       expect(await bodies()).to.not.deep.equal(ours);
