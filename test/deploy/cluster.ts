@@ -30,11 +30,22 @@ interface Running {
   nextStart?: number;
 }
 
+/** One pod's stop in a rollout: how long its containers took after SIGTERM (the preStop hook included) and their exit codes. */
+export interface Stop {
+  pod: string;
+  seconds: number;
+  exitCodes: number[];
+}
+
 export class Cluster {
   readonly pods: PodAddress[] = [];
   readonly running: Running[] = [];
+  /** Containers of pods a rollout replaced: their probe restarts still count. */
+  private readonly retired: Running[] = [];
   readonly events: string[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** A process in each started pod's network namespace (its infra container), for its nftables rules. */
+  private readonly netns = new Map<string, number>();
 
   constructor(
     readonly docs: Obj[],
@@ -90,7 +101,8 @@ export class Cluster {
     await podman(['pod', 'start', pod.name]);
     const infra = (await podman(['pod', 'inspect', '--format', '{{.InfraContainerID}}', pod.name])).trim();
     const pid = Number((await podman(['inspect', '--format', '{{.State.Pid}}', infra])).trim());
-    nftIn(pid, podRuleset(p, this.docs.filter((d) => d.kind === 'NetworkPolicy'), this.pods, [POD_NET.node]));
+    this.netns.set(pod.name, pid);
+    nftIn(pid, this.ruleset(p));
     const volDir = (name: string) => {
       const v = pod.volumes.find((x) => x.name === name)!;
       return v.claim ? join(this.dir, 'pvc', v.claim) : join(this.dir, 'pods', pod.name, name);
@@ -123,6 +135,8 @@ export class Cluster {
     }
   }
 
+  private ruleset = (p: PodAddress) => podRuleset(p, this.docs.filter((d) => d.kind === 'NetworkPolicy'), this.pods, [POD_NET.node]);
+
   private ticking = false;
 
   private async tick(): Promise<void> {
@@ -140,6 +154,8 @@ export class Cluster {
   }
 
   private async check(r: Running, ps: Obj | undefined, now: number): Promise<void> {
+    // Stopped by a rollout since this tick began: the kubelet no longer probes or restarts it.
+    if (this.retired.includes(r)) return;
     if (ps && ps.State !== 'running') {
       if (r.nextStart === undefined) {
         // The kubelet's crash back-off: 10 s, doubling, at most 5 minutes.
@@ -202,8 +218,10 @@ export class Cluster {
   }
 
   /** Waits until every pod of these workloads is ready; throws naming the pods that are not, with their last log lines. */
-  async waitReady(workloads: string[], timeoutMs: number): Promise<void> {
-    const mine = () => this.running.filter((r) => workloads.includes(r.pod.workload));
+  waitReady = (workloads: string[], timeoutMs: number) => this.waitUntilReady((r) => workloads.includes(r.pod.workload), timeoutMs);
+
+  private async waitUntilReady(which: (r: Running) => boolean, timeoutMs: number): Promise<void> {
+    const mine = () => this.running.filter(which);
     const deadline = Date.now() + timeoutMs;
     // Three crashes in a row (the kubelet's CrashLoopBackOff) end the wait: it would not come up.
     const looping = () => mine().some((r) => !r.state.ready && r.restarts >= 3);
@@ -216,13 +234,61 @@ export class Cluster {
     throw new Error(`${looping() ? 'CrashLoopBackOff' : `never ready within ${timeoutMs / 1000} s`}: ${stuck.map((r) => r.pod.name).join(', ')}\n${logs.join('\n')}\nevents:\n${this.events.join('\n')}`);
   }
 
-  probeRestarts = () => this.running.flatMap((r) => r.probeRestarts.map((why) => `${r.pod.name}/${r.container.name}: ${why}`));
+  probeRestarts = () => [...this.retired, ...this.running].flatMap((r) => r.probeRestarts.map((why) => `${r.pod.name}/${r.container.name}: ${why}`));
 
   /** The container a `kubectl exec deploy/<name>` reaches: the first ready pod's first container. */
   execTarget(workload: string): string {
     const r = this.running.find((x) => x.pod.workload === workload && x.state.ready);
     if (!r) throw new Error(`no ready pod of ${workload}`);
     return `${r.pod.name}-${r.container.name}`;
+  }
+
+  /**
+   * A rollout of one workload to the pod template made with `images`, as the kubelet carries it
+   * out with maxSurge 0: each pod in turn is stopped (preStop hook, SIGTERM, SIGKILL once
+   * terminationGracePeriodSeconds have passed), then its replacement starts under the same name
+   * and address and must become ready before the next pod goes. `together` stops every pod first,
+   * then starts them all (a scale to 0 and back).
+   */
+  async roll(workload: string, images: Record<string, string>, opts: { together?: boolean; readyMs: number }): Promise<Stop[]> {
+    const w = workloadsOf(this.docs).find((x) => x.metadata.name === workload);
+    if (!w) throw new Error(`no workload ${workload}`);
+    const next = podsOf(w, this.store, images);
+    const olds = this.pods.filter((p) => p.pod.workload === workload);
+    const stops: Stop[] = [];
+    const replace = async (batch: PodAddress[]) => {
+      for (const p of batch) stops.push(await this.stopPod(p));
+      for (const p of batch) p.pod = next.find((n) => n.name === p.pod.name)!;
+      const hosts = this.hosts();
+      for (const p of batch) await this.startPod(p, hosts);
+      const names = batch.map((p) => p.pod.name);
+      await this.waitUntilReady((r) => names.includes(r.pod.name), opts.readyMs);
+    };
+    if (opts.together) await replace(olds);
+    else for (const p of olds) await replace([p]);
+    return stops;
+  }
+
+  /** The kubelet's termination of a pod: out of the probe loop, preStop, SIGTERM, the grace period, SIGKILL; then the pod is gone. */
+  private async stopPod(p: PodAddress): Promise<Stop> {
+    const mine = this.running.filter((r) => r.pod.name === p.pod.name);
+    this.retired.push(...mine);
+    this.running.splice(0, this.running.length, ...this.running.filter((r) => !mine.includes(r)));
+    const grace = p.pod.terminationGracePeriodSeconds;
+    const began = Date.now();
+    await Promise.all(
+      mine.map(async (r) => {
+        if (r.container.preStop) await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'exec', r.id, ...r.container.preStop], grace * 1000);
+        const left = Math.max(0, Math.ceil(grace - (Date.now() - began) / 1000));
+        await podman(['stop', '-t', String(left), r.id], { timeoutMs: (left + 60) * 1000 });
+      }),
+    );
+    const seconds = (Date.now() - began) / 1000;
+    const exitCodes = await Promise.all(mine.map(async (r) => Number((await podman(['inspect', '--format', '{{.State.ExitCode}}', r.id])).trim())));
+    this.events.push(`${p.pod.name}: stopped in ${seconds.toFixed(1)} s, exit ${exitCodes.join(',')}`);
+    await podman(['pod', 'rm', '-f', '-t', '0', p.pod.name]);
+    this.netns.delete(p.pod.name);
+    return { pod: p.pod.name, seconds, exitCodes };
   }
 
   async destroy(): Promise<void> {

@@ -106,7 +106,28 @@ if ! exists "$TOCK"; then
     -v "$HOST_CA:/run/host-ca.crt:ro" -v "$CACHE/npmrc:/usr/local/etc/npmrc:ro" -t "$TOCK" . >&2
 fi
 
+# ---- tock, previous release: the same build at TOCK_DEPLOY_PREVIOUS, where the upgrade starts ------
+# The main branch just before the skipped-runs and badges merges: deploy/k8s, the Dockerfile,
+# package.json and package-lock.json are as in this commit, so the old pods run this render and
+# the build reuses the dependency layers above (only the TypeScript build runs again); the
+# changes between (a new field on due runs, new event types) are what UPGRADING.md's order is
+# about. Move it to the last release when one is cut.
+PREVIOUS=${TOCK_DEPLOY_PREVIOUS:-8fe1584fd0e15e26c59270915812c4b804a3b867}
+PREVIOUS=$(git rev-parse --verify "$PREVIOUS^{commit}") || { echo "images: commit $PREVIOUS is not in this clone (a shallow clone? fetch it)" >&2; exit 1; }
+TOCK_PREV=localhost/tock:deploy-prev-$(printf '%s' "$NODE $PREVIOUS" | hash)
+if ! exists "$TOCK_PREV"; then
+  log "tock at $PREVIOUS (the previous release) from a git worktree"
+  src="$CACHE/previous-src"
+  git worktree remove --force "$src" 2>/dev/null || rm -rf "$src"
+  git worktree prune
+  git worktree add --quiet --detach "$src" "$PREVIOUS" >&2
+  (cd "$src" && podman build --quiet --build-arg "NODE_IMAGE=$NODE" -f deploy/Dockerfile --ignorefile deploy/Dockerfile.dockerignore \
+    -v "$HOST_CA:/run/host-ca.crt:ro" -v "$CACHE/npmrc:/usr/local/etc/npmrc:ro" -t "$TOCK_PREV" . >&2)
+  git worktree remove --force "$src"
+fi
+
 echo "tock:latest $TOCK"
+echo "tock:previous $TOCK_PREV"
 echo "nats:2.10-alpine $NATS"
 echo "postgres:16 $PG"
 echo "node $NODE"

@@ -56,8 +56,10 @@ case "\${args[0]}" in
   apply)
     for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[i]}" = -k ] && echo "\${args[i+1]}" >> "$TOCK_DEPLOY_STATE/applied"; done; true ;;
   exec)
-    target=\${args[1]}; cmd=("\${args[@]:3}")
-    exec ${podman} exec -i "$(cat "$TOCK_DEPLOY_STATE/exec/\${target#deploy/}")" "\${cmd[@]}" ;;
+    # exec [-i|-t|-it] <deploy|statefulset>/<name> -- command...
+    i=1; while [[ "\${args[i]}" == -* ]]; do i=$((i + 1)); done
+    target=\${args[i]}; i=$((i + 1)); [ "\${args[i]:-}" = -- ] && i=$((i + 1))
+    exec ${podman} exec -i "$(cat "$TOCK_DEPLOY_STATE/exec/\${target#*/}")" "\${args[@]:i}" ;;
   *) echo "kubectl shim: \${args[0]} is not supported" >&2; exit 2 ;;
 esac
 `;
