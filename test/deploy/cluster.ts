@@ -5,11 +5,11 @@
  * its containers as the kubelet would run them (kubelet.ts). Probes and restarts follow probes.ts.
  */
 import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { envFile, type Obj, podsOf, type PodSpec, portNumber, selects, type Store, workloadsOf, type ContainerSpec } from './kubelet.ts';
 import { podRuleset, type PodAddress } from './netpol.ts';
 import { attempt, nftIn, podman, PODMAN, ULIMITS } from './podman.ts';
+import { runProbe } from './prober.ts';
 import { activeProbes, initialState, observe, type ProbeKind, type ProbeState, timing } from './probes.ts';
 
 export const POD_NET = { name: 'tock-deploy-pods', subnet: '10.213.0.0/24', prefix: '10.213.0.', node: '10.213.0.1' };
@@ -137,6 +137,26 @@ export class Cluster {
 
   private ruleset = (p: PodAddress) => podRuleset(p, this.docs.filter((d) => d.kind === 'NetworkPolicy'), this.pods, [POD_NET.node]);
 
+  /**
+   * Another kustomization applied to the running cluster: its pods get addresses, every running
+   * pod's rules are made again from all the policies (a new one may open a flow to an old pod),
+   * then its workloads start. Pods started before do not resolve its Services' names.
+   */
+  async add(docs: Obj[], secrets: Store['secrets']): Promise<string[]> {
+    this.docs.push(...docs);
+    for (const [name, data] of secrets) this.store.secrets.set(name, data);
+    for (const d of docs.filter((x) => x.kind === 'ConfigMap')) this.store.configMaps.set(d.metadata.name, d.data ?? {});
+    const workloads = workloadsOf(docs);
+    for (const w of workloads) for (const pod of podsOf(w, this.store, this.images)) this.pods.push({ pod, ip: `${POD_NET.prefix}${10 + this.pods.length}` });
+    for (const p of this.pods) {
+      const pid = this.netns.get(p.pod.name);
+      if (pid !== undefined) nftIn(pid, `table inet tock_netpol\ndelete table inet tock_netpol\n${this.ruleset(p)}`);
+    }
+    const names = workloads.map((w) => w.metadata.name as string);
+    await this.start(names);
+    return names;
+  }
+
   private ticking = false;
 
   private async tick(): Promise<void> {
@@ -172,7 +192,7 @@ export class Cluster {
       const last = r.lastRun[kind] ?? r.startedAt + t.initialDelaySeconds * 1000 - t.periodSeconds * 1000;
       if (now - last < t.periodSeconds * 1000) continue;
       r.lastRun[kind] = now;
-      const ok = await this.probe(r, probe, t.timeoutSeconds);
+      const ok = await runProbe({ id: r.id, ip: r.ip, pod: r.pod }, probe, t.timeoutSeconds);
       const { state, event } = observe(r.state, kind, probe, ok);
       r.state = state;
       if (event) this.events.push(`${r.pod.name}/${r.container.name}: ${kind} -> ${event}`);
@@ -193,28 +213,6 @@ export class Cluster {
     r.lastRun = {};
     r.startedAt = Date.now();
     await podman(['restart', '-t', String(r.pod.terminationGracePeriodSeconds), r.id]);
-  }
-
-  private async probe(r: Running, probe: Obj, timeoutSeconds: number): Promise<boolean> {
-    if (probe.exec) return (await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'exec', r.id, ...probe.exec.command], timeoutSeconds * 1000)).code === 0;
-    if (probe.httpGet) {
-      const port = portNumber(r.pod, probe.httpGet.port);
-      try {
-        const res = await fetch(`http://${r.ip}:${port}${probe.httpGet.path ?? '/'}`, { signal: AbortSignal.timeout(timeoutSeconds * 1000) });
-        await res.arrayBuffer();
-        return res.status >= 200 && res.status < 400;
-      } catch {
-        return false;
-      }
-    }
-    if (probe.tcpSocket) {
-      const port = portNumber(r.pod, probe.tcpSocket.port)!;
-      return new Promise((resolve) => {
-        const s = connect({ host: r.ip, port, timeout: timeoutSeconds * 1000 }, () => (s.destroy(), resolve(true)));
-        s.on('error', () => resolve(false)).on('timeout', () => (s.destroy(), resolve(false)));
-      });
-    }
-    throw new Error(`${r.pod.name}: unsupported probe ${JSON.stringify(probe)}`);
   }
 
   /** Waits until every pod of these workloads is ready; throws naming the pods that are not, with their last log lines. */

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cluster } from './cluster.ts';
-import { apiOf, buildImages, configMaps, execTargets, readmeSecrets, README, render, ROOT, runReadme } from './harness.ts';
+import { apiOf, appliedIn, buildImages, configMaps, execTargets, readmeSecrets, README, render, ROOT, runReadme, secretsIn } from './harness.ts';
 import type { Obj, Store } from './kubelet.ts';
 import { podsOf, workloadsOf } from './kubelet.ts';
 import { startPeer, type Peer } from './peers.ts';
-import { attempt, PODMAN } from './podman.ts';
-import { execCommands } from './readme.ts';
+import { attempt, podman, PODMAN } from './podman.ts';
+import { execCommands, exporterCommands } from './readme.ts';
 import { exactlyOnceDuring, type Tally, upgradeOrder } from './rollout.ts';
 import { waitFor } from './wait.ts';
 
@@ -192,6 +192,33 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       expect(await connectFrom('gateway', at('nats', 4222), 4222)).to.equal('ECONNREFUSED');
       // The AdminService port is reachable from inside the jobs pod only.
       expect(await connectFrom('gateway', at('jobs', 50051), 50055)).to.equal('ECONNREFUSED');
+    });
+
+    it("PostgreSQL's metrics (README 6b): the role and Secret made as written, the exporter answers pg_up 1 as a pg_monitor role and reaches nothing else", async () => {
+      const script = exporterCommands(README);
+      expect(script, 'the README sets up the exporter').to.be.a('string');
+      execTargets(dir, cluster, ['postgres']);
+      runReadme(dir, script!);
+      expect(appliedIn(dir).at(-1)).to.equal('deploy/monitoring/postgres');
+      const added = await cluster.add(render('deploy/monitoring/postgres'), secretsIn(dir));
+      expect(added).to.deep.equal(['postgres-exporter']);
+      await cluster.waitReady(added, 3 * 60_000);
+      const { ip, port } = cluster.service('postgres-exporter-metrics', 9187);
+      // Scraped from the node, as Prometheus in the monitoring namespace would.
+      const metrics = await waitFor(async () => {
+        const text = await (await fetch(`http://${ip}:${port}/metrics`)).text();
+        return /^pg_up 1$/m.test(text) && text;
+      }, 90_000, 'pg_up 1 on the exporter');
+      expect(metrics).to.match(/^pg_stat_database_\w+\{[^}]*datname="tock"/m);
+      const role = await podman(['exec', cluster.execTarget('postgres'), 'psql', '-U', 'tock', '-d', 'tock', '-tAc',
+        "SELECT rolsuper, pg_has_role('tock_monitor', 'pg_monitor', 'member'), (SELECT count(*) FROM information_schema.role_table_grants WHERE grantee = 'tock_monitor') FROM pg_roles WHERE rolname = 'tock_monitor'"]);
+      expect(role.trim(), 'not a superuser, in pg_monitor, no table granted').to.equal('f|t|0');
+      // Its only flow out is PostgreSQL (pg_up above); Tock's pods do not reach it.
+      const tcp = async (from: string, host: string, p: number) =>
+        (await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'exec', cluster.execTarget(from), 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${host}/${p} && echo connected`], 30_000)).out;
+      expect(await tcp('postgres-exporter', cluster.service('nats', 4222).ip, 4222)).to.include('Connection refused');
+      expect(await connectFrom('gateway', ip, port)).to.equal('ECONNREFUSED');
+      expect(cluster.probeRestarts()).to.deep.equal([]);
     });
   });
 });

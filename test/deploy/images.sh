@@ -93,6 +93,24 @@ EOC
   podman build --quiet -t "$PG" "$d" >&2
 fi
 
+# ---- postgres-exporter: Debian's prometheus-postgres-exporter, the public image's entrypoint and user
+PGX=localhost/tock-deploy-postgres-exporter:$(printf '%s' "$BASE pgx v1" | hash)
+if ! exists "$PGX"; then
+  log "prometheus-postgres-exporter from Debian"
+  d=$(ctx pgx)
+  # policy-rc.d: the package's postinst must not start the service in the build.
+  cat > "$d/Containerfile" <<EOC
+FROM $BASE
+RUN printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d \
+ && apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus-postgres-exporter && rm -rf /var/lib/apt/lists/* \
+ && rm /usr/sbin/policy-rc.d && ln -s /usr/bin/prometheus-postgres-exporter /bin/postgres_exporter
+USER 65534:65534
+EXPOSE 9187
+ENTRYPOINT ["/bin/postgres_exporter"]
+EOC
+  podman build --quiet -t "$PGX" "$d" >&2
+fi
+
 # ---- tock: deploy/Dockerfile on the Node above ----------------------------------------------------
 TOCK_INPUTS=$( { echo "$NODE"; cat deploy/Dockerfile deploy/Dockerfile.dockerignore package.json package-lock.json tsconfig.json tsconfig.build.json;
   find shared services bin -type f -not -path '*/node_modules/*' | LC_ALL=C sort | xargs sha256sum; } | hash)
@@ -130,4 +148,5 @@ echo "tock:latest $TOCK"
 echo "tock:previous $TOCK_PREV"
 echo "nats:2.10-alpine $NATS"
 echo "postgres:16 $PG"
+echo "quay.io/prometheuscommunity/postgres-exporter:v0.15.0 $PGX"
 echo "node $NODE"

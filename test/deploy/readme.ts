@@ -22,8 +22,15 @@ export type Store = 'eventstore' | 'postgres';
 export function secretCommands(markdown: string, store: Store): string {
   return shellBlocks(markdown)
     .filter((b) => /kubectl -n tock create secret/.test(b))
+    // PostgreSQL's monitoring role is made in the running database (exporterCommands).
+    .filter((b) => !b.includes('deploy/monitoring/postgres'))
     .filter((b) => (store === 'postgres' ? !b.includes('tock-eventstore') : !b.includes('overlays/postgres')))
     .join('\n');
+}
+
+/** The block that sets up PostgreSQL's monitoring (its role, its Secret, the exporter), run once PostgreSQL runs. */
+export function exporterCommands(markdown: string): string | undefined {
+  return shellBlocks(markdown).find((b) => b.includes('kubectl apply -n tock -k deploy/monitoring/postgres'));
 }
 
 /** The README's `kubectl ... exec ...` commands whose text includes `match`. */
