@@ -112,14 +112,14 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       declaredAndReady();
     });
 
-    it(`upgrade from the previous release's image to this one while a job runs every second, in UPGRADING.md's order: no run lost or made twice`, async () => {
+    it(`upgrade from the previous release's image to this one while a job whose calls take 2 s runs every second, in UPGRADING.md's order: no run lost or made twice`, async () => {
       token = createAccount();
       const deployments = workloadsOf(docs).filter((w) => w.kind === 'Deployment').map((w) => w.metadata.name as string);
       const order = upgradeOrder(readFileSync(join(ROOT, 'UPGRADING.md'), 'utf8'), deployments);
       expect(order.map((s) => s.workload).sort(), 'the order rolls every Deployment once').to.deep.equal([...deployments].sort());
       const began = Date.now();
       const steps: string[] = [];
-      const t = await exactlyOnceDuring(api, target, '/upgrade', async () => {
+      const t = await exactlyOnceDuring(api, target, '/slow/upgrade', async () => {
         for (const step of order) {
           const stops = await cluster.roll(step.workload, images, { together: step.together, readyMs: 5 * 60_000 });
           steps.push(`${step.workload} ${stops.map((x) => `${x.seconds.toFixed(0)} s`).join('/')}`);
@@ -161,10 +161,10 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       expect(hook.headers['x-tock-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
     });
 
-    it('a rollout of the executors while a job runs every second (SIGTERM, the drain, then the new pod): no run lost or made twice', async () => {
+    it('a rollout of the executors while a job whose calls take 2 s runs every second (SIGTERM, the drain, then the new pod): no run lost or made twice', async () => {
       const began = Date.now();
       let stops: Awaited<ReturnType<Cluster['roll']>> = [];
-      const t = await exactlyOnceDuring(api, target, '/rollout', async () => {
+      const t = await exactlyOnceDuring(api, target, '/slow/rollout', async () => {
         stops = await cluster.roll('executor', images, { readyMs: 5 * 60_000 });
       });
       const grace = workloadsOf(docs).find((w) => w.metadata.name === 'executor')!.spec.template.spec.terminationGracePeriodSeconds as number;
