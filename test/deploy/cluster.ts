@@ -5,11 +5,11 @@
  * its containers as the kubelet would run them (kubelet.ts). Probes and restarts follow probes.ts.
  */
 import { chmodSync, chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { envFile, type Obj, podsOf, type PodSpec, portNumber, selects, type Store, workloadsOf, type ContainerSpec } from './kubelet.ts';
 import { podRuleset, type PodAddress } from './netpol.ts';
 import { attempt, nftIn, podman, PODMAN, ULIMITS } from './podman.ts';
+import { runProbe } from './prober.ts';
 import { activeProbes, initialState, observe, type ProbeKind, type ProbeState, timing } from './probes.ts';
 
 export const POD_NET = { name: 'tock-deploy-pods', subnet: '10.213.0.0/24', prefix: '10.213.0.', node: '10.213.0.1' };
@@ -30,11 +30,22 @@ interface Running {
   nextStart?: number;
 }
 
+/** One pod's stop in a rollout: how long its containers took after SIGTERM (the preStop hook included) and their exit codes. */
+export interface Stop {
+  pod: string;
+  seconds: number;
+  exitCodes: number[];
+}
+
 export class Cluster {
   readonly pods: PodAddress[] = [];
   readonly running: Running[] = [];
+  /** Containers of pods a rollout replaced: their probe restarts still count. */
+  private readonly retired: Running[] = [];
   readonly events: string[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** A process in each started pod's network namespace (its infra container), for its nftables rules. */
+  private readonly netns = new Map<string, number>();
 
   constructor(
     readonly docs: Obj[],
@@ -90,7 +101,8 @@ export class Cluster {
     await podman(['pod', 'start', pod.name]);
     const infra = (await podman(['pod', 'inspect', '--format', '{{.InfraContainerID}}', pod.name])).trim();
     const pid = Number((await podman(['inspect', '--format', '{{.State.Pid}}', infra])).trim());
-    nftIn(pid, podRuleset(p, this.docs.filter((d) => d.kind === 'NetworkPolicy'), this.pods, [POD_NET.node]));
+    this.netns.set(pod.name, pid);
+    nftIn(pid, this.ruleset(p));
     const volDir = (name: string) => {
       const v = pod.volumes.find((x) => x.name === name)!;
       return v.claim ? join(this.dir, 'pvc', v.claim) : join(this.dir, 'pods', pod.name, name);
@@ -123,6 +135,28 @@ export class Cluster {
     }
   }
 
+  private ruleset = (p: PodAddress) => podRuleset(p, this.docs.filter((d) => d.kind === 'NetworkPolicy'), this.pods, [POD_NET.node]);
+
+  /**
+   * Another kustomization applied to the running cluster: its pods get addresses, every running
+   * pod's rules are made again from all the policies (a new one may open a flow to an old pod),
+   * then its workloads start. Pods started before do not resolve its Services' names.
+   */
+  async add(docs: Obj[], secrets: Store['secrets']): Promise<string[]> {
+    this.docs.push(...docs);
+    for (const [name, data] of secrets) this.store.secrets.set(name, data);
+    for (const d of docs.filter((x) => x.kind === 'ConfigMap')) this.store.configMaps.set(d.metadata.name, d.data ?? {});
+    const workloads = workloadsOf(docs);
+    for (const w of workloads) for (const pod of podsOf(w, this.store, this.images)) this.pods.push({ pod, ip: `${POD_NET.prefix}${10 + this.pods.length}` });
+    for (const p of this.pods) {
+      const pid = this.netns.get(p.pod.name);
+      if (pid !== undefined) nftIn(pid, `table inet tock_netpol\ndelete table inet tock_netpol\n${this.ruleset(p)}`);
+    }
+    const names = workloads.map((w) => w.metadata.name as string);
+    await this.start(names);
+    return names;
+  }
+
   private ticking = false;
 
   private async tick(): Promise<void> {
@@ -140,6 +174,8 @@ export class Cluster {
   }
 
   private async check(r: Running, ps: Obj | undefined, now: number): Promise<void> {
+    // Stopped by a rollout since this tick began: the kubelet no longer probes or restarts it.
+    if (this.retired.includes(r)) return;
     if (ps && ps.State !== 'running') {
       if (r.nextStart === undefined) {
         // The kubelet's crash back-off: 10 s, doubling, at most 5 minutes.
@@ -156,7 +192,7 @@ export class Cluster {
       const last = r.lastRun[kind] ?? r.startedAt + t.initialDelaySeconds * 1000 - t.periodSeconds * 1000;
       if (now - last < t.periodSeconds * 1000) continue;
       r.lastRun[kind] = now;
-      const ok = await this.probe(r, probe, t.timeoutSeconds);
+      const ok = await runProbe({ id: r.id, ip: r.ip, pod: r.pod }, probe, t.timeoutSeconds);
       const { state, event } = observe(r.state, kind, probe, ok);
       r.state = state;
       if (event) this.events.push(`${r.pod.name}/${r.container.name}: ${kind} -> ${event}`);
@@ -179,31 +215,11 @@ export class Cluster {
     await podman(['restart', '-t', String(r.pod.terminationGracePeriodSeconds), r.id]);
   }
 
-  private async probe(r: Running, probe: Obj, timeoutSeconds: number): Promise<boolean> {
-    if (probe.exec) return (await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'exec', r.id, ...probe.exec.command], timeoutSeconds * 1000)).code === 0;
-    if (probe.httpGet) {
-      const port = portNumber(r.pod, probe.httpGet.port);
-      try {
-        const res = await fetch(`http://${r.ip}:${port}${probe.httpGet.path ?? '/'}`, { signal: AbortSignal.timeout(timeoutSeconds * 1000) });
-        await res.arrayBuffer();
-        return res.status >= 200 && res.status < 400;
-      } catch {
-        return false;
-      }
-    }
-    if (probe.tcpSocket) {
-      const port = portNumber(r.pod, probe.tcpSocket.port)!;
-      return new Promise((resolve) => {
-        const s = connect({ host: r.ip, port, timeout: timeoutSeconds * 1000 }, () => (s.destroy(), resolve(true)));
-        s.on('error', () => resolve(false)).on('timeout', () => (s.destroy(), resolve(false)));
-      });
-    }
-    throw new Error(`${r.pod.name}: unsupported probe ${JSON.stringify(probe)}`);
-  }
-
   /** Waits until every pod of these workloads is ready; throws naming the pods that are not, with their last log lines. */
-  async waitReady(workloads: string[], timeoutMs: number): Promise<void> {
-    const mine = () => this.running.filter((r) => workloads.includes(r.pod.workload));
+  waitReady = (workloads: string[], timeoutMs: number) => this.waitUntilReady((r) => workloads.includes(r.pod.workload), timeoutMs);
+
+  private async waitUntilReady(which: (r: Running) => boolean, timeoutMs: number): Promise<void> {
+    const mine = () => this.running.filter(which);
     const deadline = Date.now() + timeoutMs;
     // Three crashes in a row (the kubelet's CrashLoopBackOff) end the wait: it would not come up.
     const looping = () => mine().some((r) => !r.state.ready && r.restarts >= 3);
@@ -216,13 +232,61 @@ export class Cluster {
     throw new Error(`${looping() ? 'CrashLoopBackOff' : `never ready within ${timeoutMs / 1000} s`}: ${stuck.map((r) => r.pod.name).join(', ')}\n${logs.join('\n')}\nevents:\n${this.events.join('\n')}`);
   }
 
-  probeRestarts = () => this.running.flatMap((r) => r.probeRestarts.map((why) => `${r.pod.name}/${r.container.name}: ${why}`));
+  probeRestarts = () => [...this.retired, ...this.running].flatMap((r) => r.probeRestarts.map((why) => `${r.pod.name}/${r.container.name}: ${why}`));
 
   /** The container a `kubectl exec deploy/<name>` reaches: the first ready pod's first container. */
   execTarget(workload: string): string {
     const r = this.running.find((x) => x.pod.workload === workload && x.state.ready);
     if (!r) throw new Error(`no ready pod of ${workload}`);
     return `${r.pod.name}-${r.container.name}`;
+  }
+
+  /**
+   * A rollout of one workload to the pod template made with `images`, as the kubelet carries it
+   * out with maxSurge 0: each pod in turn is stopped (preStop hook, SIGTERM, SIGKILL once
+   * terminationGracePeriodSeconds have passed), then its replacement starts under the same name
+   * and address and must become ready before the next pod goes. `together` stops every pod first,
+   * then starts them all (a scale to 0 and back).
+   */
+  async roll(workload: string, images: Record<string, string>, opts: { together?: boolean; readyMs: number }): Promise<Stop[]> {
+    const w = workloadsOf(this.docs).find((x) => x.metadata.name === workload);
+    if (!w) throw new Error(`no workload ${workload}`);
+    const next = podsOf(w, this.store, images);
+    const olds = this.pods.filter((p) => p.pod.workload === workload);
+    const stops: Stop[] = [];
+    const replace = async (batch: PodAddress[]) => {
+      for (const p of batch) stops.push(await this.stopPod(p));
+      for (const p of batch) p.pod = next.find((n) => n.name === p.pod.name)!;
+      const hosts = this.hosts();
+      for (const p of batch) await this.startPod(p, hosts);
+      const names = batch.map((p) => p.pod.name);
+      await this.waitUntilReady((r) => names.includes(r.pod.name), opts.readyMs);
+    };
+    if (opts.together) await replace(olds);
+    else for (const p of olds) await replace([p]);
+    return stops;
+  }
+
+  /** The kubelet's termination of a pod: out of the probe loop, preStop, SIGTERM, the grace period, SIGKILL; then the pod is gone. */
+  private async stopPod(p: PodAddress): Promise<Stop> {
+    const mine = this.running.filter((r) => r.pod.name === p.pod.name);
+    this.retired.push(...mine);
+    this.running.splice(0, this.running.length, ...this.running.filter((r) => !mine.includes(r)));
+    const grace = p.pod.terminationGracePeriodSeconds;
+    const began = Date.now();
+    await Promise.all(
+      mine.map(async (r) => {
+        if (r.container.preStop) await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'exec', r.id, ...r.container.preStop], grace * 1000);
+        const left = Math.max(0, Math.ceil(grace - (Date.now() - began) / 1000));
+        await podman(['stop', '-t', String(left), r.id], { timeoutMs: (left + 60) * 1000 });
+      }),
+    );
+    const seconds = (Date.now() - began) / 1000;
+    const exitCodes = await Promise.all(mine.map(async (r) => Number((await podman(['inspect', '--format', '{{.State.ExitCode}}', r.id])).trim())));
+    this.events.push(`${p.pod.name}: stopped in ${seconds.toFixed(1)} s, exit ${exitCodes.join(',')}`);
+    await podman(['pod', 'rm', '-f', '-t', '0', p.pod.name]);
+    this.netns.delete(p.pod.name);
+    return { pod: p.pod.name, seconds, exitCodes };
   }
 
   async destroy(): Promise<void> {

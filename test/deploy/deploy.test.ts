@@ -1,64 +1,33 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { loadAll } from 'js-yaml';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Cluster } from './cluster.ts';
+import { apiOf, appliedIn, buildImages, configMaps, execTargets, readmeSecrets, README, render, ROOT, runReadme, secretsIn } from './harness.ts';
 import type { Obj, Store } from './kubelet.ts';
 import { podsOf, workloadsOf } from './kubelet.ts';
 import { startPeer, type Peer } from './peers.ts';
-import { attempt, PODMAN, sh } from './podman.ts';
-import { execCommands, kubectlShim, readReadme, secretCommands, type Store as EventStore } from './readme.ts';
+import { attempt, podman, PODMAN } from './podman.ts';
+import { execCommands, exporterCommands } from './readme.ts';
+import { exactlyOnceDuring, type Tally, upgradeOrder } from './rollout.ts';
+import { waitFor } from './wait.ts';
 
 /**
  * `npm run test:deploy`: deploy/k8s run as containers, as an operator following deploy/README.md
  * would run them. Images built locally (images.sh), overlays rendered with kubectl kustomize, the
  * Secrets made by the README's own commands, every Deployment and StatefulSet of the postgres
  * overlay run with podman as the kubelet would (kubelet.ts), NetworkPolicies enforced with
- * nftables (netpol.ts), then the README's first steps: an account, a job, its log, a notification.
+ * nftables (netpol.ts). The pods start on the previous release's image and are upgraded in
+ * UPGRADING.md's order while a job runs every second; then the README's first steps on this
+ * release (an account, a job, its log, a notification) and a rollout of the executors under load.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const README = readReadme(join(ROOT, 'deploy/README.md'));
 const KEEP = process.env.TOCK_DEPLOY_KEEP === '1';
 
-function buildImages(): Record<string, string> {
-  const out = sh(join(ROOT, 'test/deploy/images.sh'), [], { cwd: ROOT });
-  return Object.fromEntries(out.trim().split('\n').map((l) => l.split(' ') as [string, string]));
-}
-
-/** Runs the README's Secret commands (with the kubectl shim first on PATH) in `dir`; the Secrets and what was applied. */
-function readmeSecrets(dir: string, store: EventStore): { store: Store['secrets']; applied: string[] } {
-  mkdirSync(join(dir, 'bin'), { recursive: true });
-  writeFileSync(join(dir, 'bin/kubectl'), kubectlShim('/usr/bin/kubectl', PODMAN.join(' ')), { mode: 0o755 });
-  mkdirSync(join(dir, 'work'), { recursive: true });
-  sh('bash', ['-euo', 'pipefail', '-c', secretCommands(README, store)], { cwd: join(dir, 'work'), env: { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH}`, TOCK_DEPLOY_STATE: dir } });
-  const secrets: Store['secrets'] = new Map();
-  for (const f of readdirSync(join(dir, 'secrets'))) {
-    const s = JSON.parse(readFileSync(join(dir, 'secrets', f), 'utf8')) as Obj;
-    secrets.set(s.metadata.name, Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64')])));
-  }
-  let applied: string[] = [];
-  try {
-    applied = readFileSync(join(dir, 'applied'), 'utf8').trim().split('\n');
-  } catch {
-    // nothing applied by these blocks
-  }
-  return { store: secrets, applied };
-}
-
-const render = (overlay: string): Obj[] => (loadAll(sh('kubectl', ['kustomize', join(ROOT, overlay)])) as Obj[]).filter(Boolean);
-const configMaps = (docs: Obj[]) => new Map(docs.filter((d) => d.kind === 'ConfigMap').map((d) => [d.metadata.name as string, (d.data ?? {}) as Record<string, string>]));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(fn: () => Promise<T | false | undefined>, ms: number, what: string): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const v = await fn().catch(() => false as const);
-    if (v) return v;
-    await sleep(1000);
-  }
-  throw new Error(`timed out after ${ms / 1000} s waiting for ${what}`);
-}
+/** One line for the note: the window and what was lost or doubled at the target and in cron_logs. */
+const figures = (t: Tally) =>
+  `${t.last - t.first + 1} s of runs: ${t.lost.length} lost, ${t.doubled.length} made twice; cron_logs ${t.loggedLost.length} missing, ${t.loggedDoubled.length} twice`;
+const exactlyOnce = (t: Tally) => ({ lost: t.lost, doubled: t.doubled, loggedLost: t.loggedLost, loggedDoubled: t.loggedDoubled });
+const NONE = { lost: [], doubled: [], loggedLost: [], loggedDoubled: [] };
 
 describe('deployment: deploy/k8s run as containers with podman (npm run test:deploy)', function () {
   this.timeout(30 * 60_000);
@@ -89,12 +58,16 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
     let webhook: Peer;
     let token = '';
     let docs: Obj[];
+    const dir = join(state, 'postgres');
+    const api = (fn: string, params: Obj) => apiOf(cluster, () => token)(fn, params);
+    /** The images of the release before this one: tock:latest is the previous commit's build. */
+    const previous = () => ({ ...images, 'tock:latest': images['tock:previous']! });
 
     before(async function () {
-      const { store: secrets, applied } = readmeSecrets(join(state, 'postgres'), 'postgres');
+      const { store: secrets, applied } = readmeSecrets(dir, 'postgres');
       expect(applied, 'the README applies the postgres overlay').to.deep.equal(['deploy/k8s/overlays/postgres']);
       docs = render(applied[0]!);
-      cluster = new Cluster(docs, { secrets, configMaps: configMaps(docs) }, images, join(state, 'postgres'));
+      cluster = new Cluster(docs, { secrets, configMaps: configMaps(docs) }, previous(), dir);
       await Cluster.networks();
       target = await startPeer('tock-deploy-target', 10, images.node!);
       webhook = await startPeer('tock-deploy-webhook', 11, images.node!);
@@ -104,7 +77,7 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       const rest = workloadsOf(docs).map((w) => w.metadata.name as string).filter((n) => n !== 'postgres' && n !== 'nats');
       await cluster.start(rest);
       await cluster.waitReady(rest, 8 * 60_000);
-      console.log(`      every pod ready after ${Math.round((Date.now() - started) / 1000)} s`);
+      console.log(`      every pod ready after ${Math.round((Date.now() - started) / 1000)} s (previous release)`);
     });
     after(async () => {
       if (KEEP) return;
@@ -112,7 +85,8 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'rm', '-f', '-t', '0', 'tock-deploy-target', 'tock-deploy-webhook'], 60_000);
     });
 
-    it('runs every Deployment and StatefulSet at its declared replica count, every pod ready, none restarted by a probe', () => {
+    /** Every workload at its declared replica count, every pod ready, none restarted by a probe. */
+    function declaredAndReady() {
       for (const w of workloadsOf(docs)) {
         const pods = new Set(cluster.running.filter((r) => r.pod.workload === w.metadata.name).map((r) => r.pod.name));
         expect(pods.size, `${w.metadata.name} replicas`).to.equal(w.spec.replicas ?? 1);
@@ -121,33 +95,46 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       expect(cluster.running.filter((r) => r.pod.workload === 'planner').length).to.equal(2);
       expect(cluster.running.every((r) => r.state.ready)).to.equal(true);
       expect(cluster.probeRestarts()).to.deep.equal([]);
-    });
+    }
 
-    it('README step 4: the first account, created with its command in a jobs pod', async () => {
+    /** README step 4's command, run in a jobs pod as written: the account's token. */
+    function createAccount(): string {
       const [command] = execCommands(README, 'accounts create');
       expect(command, 'the README gives the command').to.be.a('string');
-      mkdirSync(join(state, 'postgres/exec'), { recursive: true });
-      writeFileSync(join(state, 'postgres/exec/jobs'), cluster.execTarget('jobs'));
-      const out = sh('bash', ['-euo', 'pipefail', '-c', command!], { env: { ...process.env, PATH: `${join(state, 'postgres/bin')}:${process.env.PATH}`, TOCK_DEPLOY_STATE: join(state, 'postgres') } });
-      token = /^token: (\S+)$/m.exec(out)?.[1] ?? '';
-      expect(token, `a token in:\n${out.replace(/token: \S+/, 'token: ***')}`).to.not.equal('');
+      execTargets(dir, cluster, ['jobs']);
+      const out = runReadme(dir, command!);
+      const created = /^token: (\S+)$/m.exec(out)?.[1] ?? '';
+      expect(created, `a token in:\n${out.replace(/token: \S+/, 'token: ***')}`).to.not.equal('');
+      return created;
+    }
+
+    it('runs every Deployment and StatefulSet at its declared replica count, every pod ready, none restarted by a probe', () => {
+      declaredAndReady();
     });
 
-    /** An API call through the gateway Service (port 80), waiting out the rate limit (1 a second in tock-config). */
-    async function api(fn: string, params: Obj): Promise<any> {
-      const { ip, port } = cluster.service('gateway', 80);
-      for (;;) {
-        const res = await fetch(`http://${ip}:${port}/api/v1/${fn}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(params) });
-        const body = (await res.json()) as Obj;
-        // Error 12: over the rate limit (HTTP 503 with Retry-After).
-        if (body.code === 12) {
-          await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
-          continue;
+    it(`upgrade from the previous release's image to this one while a job whose calls take 2 s runs every second, in UPGRADING.md's order: no run lost or made twice`, async () => {
+      token = createAccount();
+      const deployments = workloadsOf(docs).filter((w) => w.kind === 'Deployment').map((w) => w.metadata.name as string);
+      const order = upgradeOrder(readFileSync(join(ROOT, 'UPGRADING.md'), 'utf8'), deployments);
+      expect(order.map((s) => s.workload).sort(), 'the order rolls every Deployment once').to.deep.equal([...deployments].sort());
+      const began = Date.now();
+      const steps: string[] = [];
+      const t = await exactlyOnceDuring(api, target, '/slow/upgrade', async () => {
+        for (const step of order) {
+          const stops = await cluster.roll(step.workload, images, { together: step.together, readyMs: 5 * 60_000 });
+          steps.push(`${step.workload} ${stops.map((x) => `${x.seconds.toFixed(0)} s`).join('/')}`);
+          for (const x of stops) expect(x.exitCodes, `${x.pod} stopped on SIGTERM within its grace period`).to.deep.equal([0]);
         }
-        if (body.status !== 'success') throw new Error(`${fn}: ${res.status} ${JSON.stringify(body)}`);
-        return body.data;
-      }
-    }
+      });
+      console.log(`      upgrade in ${Math.round((Date.now() - began) / 1000)} s (stops: ${steps.join(', ')}); ${figures(t)}`);
+      expect(exactlyOnce(t)).to.deep.equal(NONE);
+      expect(cluster.running.filter((r) => r.pod.workload !== 'postgres' && r.pod.workload !== 'nats').every((r) => r.container.image === images['tock:latest'])).to.equal(true);
+      declaredAndReady();
+    });
+
+    it('README step 4 on this release: an account created with its command in a jobs pod', () => {
+      token = createAccount();
+    });
 
     it('a job added through the gateway Service calls the target every second, and each run is in cron_logs', async () => {
       const job = await api('cron_add', { url: `${target.url}/ok`, expression: '* * * * * *', name: 'deploy test' });
@@ -174,6 +161,19 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       expect(hook.headers['x-tock-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
     });
 
+    it('a rollout of the executors while a job whose calls take 2 s runs every second (SIGTERM, the drain, then the new pod): no run lost or made twice', async () => {
+      const began = Date.now();
+      let stops: Awaited<ReturnType<Cluster['roll']>> = [];
+      const t = await exactlyOnceDuring(api, target, '/slow/rollout', async () => {
+        stops = await cluster.roll('executor', images, { readyMs: 5 * 60_000 });
+      });
+      const grace = workloadsOf(docs).find((w) => w.metadata.name === 'executor')!.spec.template.spec.terminationGracePeriodSeconds as number;
+      console.log(`      executors rolled in ${Math.round((Date.now() - began) / 1000)} s (stops: ${stops.map((x) => `${x.seconds.toFixed(1)} s`).join(', ')} of ${grace} s allowed); ${figures(t)}`);
+      for (const x of stops) expect(x.exitCodes, `${x.pod} drained and exited on SIGTERM`).to.deep.equal([0]);
+      expect(exactlyOnce(t)).to.deep.equal(NONE);
+      declaredAndReady();
+    });
+
     /** A TCP connection from a pod's first container: 'connected', or the error code. */
     async function connectFrom(workload: string, ip: string, port: number): Promise<string> {
       const script = `const s=require('net').connect(${port},'${ip}');s.on('connect',()=>{console.log('connected');process.exit(0)});s.on('error',(e)=>{console.log(e.code);process.exit(0)});setTimeout(()=>{console.log('TIMEOUT');process.exit(0)},5000)`;
@@ -192,6 +192,33 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       expect(await connectFrom('gateway', at('nats', 4222), 4222)).to.equal('ECONNREFUSED');
       // The AdminService port is reachable from inside the jobs pod only.
       expect(await connectFrom('gateway', at('jobs', 50051), 50055)).to.equal('ECONNREFUSED');
+    });
+
+    it("PostgreSQL's metrics (README 6b): the role and Secret made as written, the exporter answers pg_up 1 as a pg_monitor role and reaches nothing else", async () => {
+      const script = exporterCommands(README);
+      expect(script, 'the README sets up the exporter').to.be.a('string');
+      execTargets(dir, cluster, ['postgres']);
+      runReadme(dir, script!);
+      expect(appliedIn(dir).at(-1)).to.equal('deploy/monitoring/postgres');
+      const added = await cluster.add(render('deploy/monitoring/postgres'), secretsIn(dir));
+      expect(added).to.deep.equal(['postgres-exporter']);
+      await cluster.waitReady(added, 3 * 60_000);
+      const { ip, port } = cluster.service('postgres-exporter-metrics', 9187);
+      // Scraped from the node, as Prometheus in the monitoring namespace would.
+      const metrics = await waitFor(async () => {
+        const text = await (await fetch(`http://${ip}:${port}/metrics`)).text();
+        return /^pg_up 1$/m.test(text) && text;
+      }, 90_000, 'pg_up 1 on the exporter');
+      expect(metrics).to.match(/^pg_stat_database_\w+\{[^}]*datname="tock"/m);
+      const role = await podman(['exec', cluster.execTarget('postgres'), 'psql', '-U', 'tock', '-d', 'tock', '-tAc',
+        "SELECT rolsuper, pg_has_role('tock_monitor', 'pg_monitor', 'member'), (SELECT count(*) FROM information_schema.role_table_grants WHERE grantee = 'tock_monitor') FROM pg_roles WHERE rolname = 'tock_monitor'"]);
+      expect(role.trim(), 'not a superuser, in pg_monitor, no table granted').to.equal('f|t|0');
+      // Its only flow out is PostgreSQL (pg_up above); Tock's pods do not reach it.
+      const tcp = async (from: string, host: string, p: number) =>
+        (await attempt(PODMAN[0]!, [...PODMAN.slice(1), 'exec', cluster.execTarget(from), 'timeout', '5', 'bash', '-c', `exec 3<>/dev/tcp/${host}/${p} && echo connected`], 30_000)).out;
+      expect(await tcp('postgres-exporter', cluster.service('nats', 4222).ip, 4222)).to.include('Connection refused');
+      expect(await connectFrom('gateway', ip, port)).to.equal('ECONNREFUSED');
+      expect(cluster.probeRestarts()).to.deep.equal([]);
     });
   });
 });

@@ -93,6 +93,24 @@ EOC
   podman build --quiet -t "$PG" "$d" >&2
 fi
 
+# ---- postgres-exporter: Debian's prometheus-postgres-exporter, the public image's entrypoint and user
+PGX=localhost/tock-deploy-postgres-exporter:$(printf '%s' "$BASE pgx v1" | hash)
+if ! exists "$PGX"; then
+  log "prometheus-postgres-exporter from Debian"
+  d=$(ctx pgx)
+  # policy-rc.d: the package's postinst must not start the service in the build.
+  cat > "$d/Containerfile" <<EOC
+FROM $BASE
+RUN printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d \
+ && apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus-postgres-exporter && rm -rf /var/lib/apt/lists/* \
+ && rm /usr/sbin/policy-rc.d && ln -s /usr/bin/prometheus-postgres-exporter /bin/postgres_exporter
+USER 65534:65534
+EXPOSE 9187
+ENTRYPOINT ["/bin/postgres_exporter"]
+EOC
+  podman build --quiet -t "$PGX" "$d" >&2
+fi
+
 # ---- tock: deploy/Dockerfile on the Node above ----------------------------------------------------
 TOCK_INPUTS=$( { echo "$NODE"; cat deploy/Dockerfile deploy/Dockerfile.dockerignore package.json package-lock.json tsconfig.json tsconfig.build.json;
   find shared services bin -type f -not -path '*/node_modules/*' | LC_ALL=C sort | xargs sha256sum; } | hash)
@@ -106,7 +124,29 @@ if ! exists "$TOCK"; then
     -v "$HOST_CA:/run/host-ca.crt:ro" -v "$CACHE/npmrc:/usr/local/etc/npmrc:ro" -t "$TOCK" . >&2
 fi
 
+# ---- tock, previous release: the same build at TOCK_DEPLOY_PREVIOUS, where the upgrade starts ------
+# The main branch just before the skipped-runs and badges merges: deploy/k8s, the Dockerfile,
+# package.json and package-lock.json are as in this commit, so the old pods run this render and
+# the build reuses the dependency layers above (only the TypeScript build runs again); the
+# changes between (a new field on due runs, new event types) are what UPGRADING.md's order is
+# about. Move it to the last release when one is cut.
+PREVIOUS=${TOCK_DEPLOY_PREVIOUS:-8fe1584fd0e15e26c59270915812c4b804a3b867}
+PREVIOUS=$(git rev-parse --verify "$PREVIOUS^{commit}") || { echo "images: commit $PREVIOUS is not in this clone (a shallow clone? fetch it)" >&2; exit 1; }
+TOCK_PREV=localhost/tock:deploy-prev-$(printf '%s' "$NODE $PREVIOUS" | hash)
+if ! exists "$TOCK_PREV"; then
+  log "tock at $PREVIOUS (the previous release) from a git worktree"
+  src="$CACHE/previous-src"
+  git worktree remove --force "$src" 2>/dev/null || rm -rf "$src"
+  git worktree prune
+  git worktree add --quiet --detach "$src" "$PREVIOUS" >&2
+  (cd "$src" && podman build --quiet --build-arg "NODE_IMAGE=$NODE" -f deploy/Dockerfile --ignorefile deploy/Dockerfile.dockerignore \
+    -v "$HOST_CA:/run/host-ca.crt:ro" -v "$CACHE/npmrc:/usr/local/etc/npmrc:ro" -t "$TOCK_PREV" . >&2)
+  git worktree remove --force "$src"
+fi
+
 echo "tock:latest $TOCK"
+echo "tock:previous $TOCK_PREV"
 echo "nats:2.10-alpine $NATS"
 echo "postgres:16 $PG"
+echo "quay.io/prometheuscommunity/postgres-exporter:v0.15.0 $PGX"
 echo "node $NODE"

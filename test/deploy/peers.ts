@@ -6,7 +6,7 @@
 import { INTERNET } from './cluster.ts';
 import { podman } from './podman.ts';
 
-/** The server: /fail answers 500, everything else 200; each request is logged as JSON. */
+/** The server: /fail answers 500, /slow after 2 s (calls in flight when an executor stops), everything else 200 at once; each request is logged as JSON on arrival. */
 const SERVER = `
 const http = require('node:http');
 http.createServer((req, res) => {
@@ -15,7 +15,7 @@ http.createServer((req, res) => {
   req.on('end', () => {
     console.log(JSON.stringify({ at: Date.now(), method: req.method, url: req.url, headers: req.headers, body }));
     res.statusCode = req.url.startsWith('/fail') ? 500 : 200;
-    res.end('ok');
+    setTimeout(() => res.end('ok'), req.url.startsWith('/slow') ? 2000 : 0);
   });
 }).listen(8080, '0.0.0.0');
 `;

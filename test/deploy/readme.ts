@@ -22,8 +22,15 @@ export type Store = 'eventstore' | 'postgres';
 export function secretCommands(markdown: string, store: Store): string {
   return shellBlocks(markdown)
     .filter((b) => /kubectl -n tock create secret/.test(b))
+    // PostgreSQL's monitoring role is made in the running database (exporterCommands).
+    .filter((b) => !b.includes('deploy/monitoring/postgres'))
     .filter((b) => (store === 'postgres' ? !b.includes('tock-eventstore') : !b.includes('overlays/postgres')))
     .join('\n');
+}
+
+/** The block that sets up PostgreSQL's monitoring (its role, its Secret, the exporter), run once PostgreSQL runs. */
+export function exporterCommands(markdown: string): string | undefined {
+  return shellBlocks(markdown).find((b) => b.includes('kubectl apply -n tock -k deploy/monitoring/postgres'));
 }
 
 /** The README's `kubectl ... exec ...` commands whose text includes `match`. */
@@ -56,8 +63,10 @@ case "\${args[0]}" in
   apply)
     for ((i = 1; i < \${#args[@]}; i++)); do [ "\${args[i]}" = -k ] && echo "\${args[i+1]}" >> "$TOCK_DEPLOY_STATE/applied"; done; true ;;
   exec)
-    target=\${args[1]}; cmd=("\${args[@]:3}")
-    exec ${podman} exec -i "$(cat "$TOCK_DEPLOY_STATE/exec/\${target#deploy/}")" "\${cmd[@]}" ;;
+    # exec [-i|-t|-it] <deploy|statefulset>/<name> -- command...
+    i=1; while [[ "\${args[i]}" == -* ]]; do i=$((i + 1)); done
+    target=\${args[i]}; i=$((i + 1)); [ "\${args[i]:-}" = -- ] && i=$((i + 1))
+    exec ${podman} exec -i "$(cat "$TOCK_DEPLOY_STATE/exec/\${target#*/}")" "\${args[@]:i}" ;;
   *) echo "kubectl shim: \${args[0]} is not supported" >&2; exit 2 ;;
 esac
 `;

@@ -8,7 +8,7 @@ import { loadAll } from 'js-yaml';
 import { KubeletError, type Obj, podsOf, resolveEnv, type Store, volumeOf, workloadsOf } from '../deploy/kubelet.ts';
 import { podRuleset } from '../deploy/netpol.ts';
 import { initialState, observe } from '../deploy/probes.ts';
-import { execCommands, kubectlShim, secretCommands, shellBlocks } from '../deploy/readme.ts';
+import { execCommands, exporterCommands, kubectlShim, secretCommands, shellBlocks } from '../deploy/readme.ts';
 
 /**
  * The deployment test's translation of manifests into what the kubelet gives a container
@@ -127,11 +127,14 @@ describe('deployment test: manifests as the kubelet runs them (test/deploy)', ()
   });
 
   describe('deploy/README.md', () => {
-    it('its Secret commands: EventStoreDB\'s only without the postgres overlay, tock-secrets only with it; the account command runs in deploy/jobs', () => {
+    it('its Secret commands: EventStoreDB\'s only without the postgres overlay, tock-secrets only with it; the account command runs in deploy/jobs; the exporter\'s role after the overlay', () => {
       expect(shellBlocks(README).length).to.be.greaterThan(5);
       expect(secretCommands(README, 'postgres')).to.include('tock-secrets').and.not.include('tock-eventstore');
       expect(secretCommands(README, 'eventstore')).to.include('tock-eventstore').and.not.include('tock-secrets');
       expect(execCommands(README, 'accounts create')).to.deep.equal(['kubectl -n tock exec deploy/jobs -- node bin/tock.js accounts create --name you']);
+      // PostgreSQL's monitoring role is made in the running database: after the overlay, never with the Secrets before it.
+      expect(exporterCommands(README)).to.include('IN ROLE pg_monitor').and.include('tock-postgres-monitor');
+      for (const store of ['postgres', 'eventstore'] as const) expect(secretCommands(README, store)).to.not.include('tock-postgres-monitor');
     });
 
     for (const [overlay, kind] of [['production', 'eventstore'], ['postgres', 'postgres'], ['dev', 'eventstore']] as const) {
