@@ -42,7 +42,8 @@ describe('jobs service: supervised view and gRPC health', function () {
         .prepare('INSERT INTO events (id, stream, revision, category, type, data, metadata, time) VALUES (?, ?, 0, ?, ?, ?, ?, ?)')
         .run('broken-1', 'other-1', 'other', 'Noise', '{', '{}', Date.now());
       await waitFor(async () => !(await health.serving()), 'NOT_SERVING', 10_000);
-      expect(readiness.failing()).to.have.property('jobs view').that.matches(/^lost: /);
+      // Lost first; on a slow machine the poll may see the restart that failed on the same row.
+      expect(readiness.failing()).to.have.property('jobs view').that.matches(/^(lost|cannot start): /);
       expect(await health.serving('liveness'), 'alive all along').to.equal(true);
       const began = Date.now();
       const error = await jobs.listAccounts({}).then(() => null, (e: unknown) => e);
