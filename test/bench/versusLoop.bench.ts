@@ -117,7 +117,7 @@ try {
 const highest = (name: string) => Math.max(0, ...results.filter((r) => r.contender === name && r.held).map((r) => r.n));
 const cpuAt = (name: string, n: number) => results.find((r) => r.contender === name && r.n === n)?.cpuPerRunUs ?? NaN;
 console.log('\nSummary (each next to raw undici, measured in this run):');
-for (const name of CONTENDERS) console.log(`  ${name.padEnd(5)} highest N held: ${highest(name)}${name === 'raw' ? '' : ` (${((100 * highest(name)) / Math.max(1, highest('raw'))).toFixed(0)}% of raw)`}`);
+for (const name of CONTENDERS) console.log(`  ${name.padEnd(5)} highest N held: ${highest(name)}${name === 'raw' || !CONTENDERS.includes('raw') ? '' : ` (${((100 * highest(name)) / Math.max(1, highest('raw'))).toFixed(0)}% of raw)`}`);
 const common = Math.min(...CONTENDERS.map(highest).filter((n) => n > 0));
 if (Number.isFinite(common)) {
   for (const name of CONTENDERS) {
