@@ -6,10 +6,11 @@ import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
-import { ensureTopology } from '../../shared/topology.ts';
-import { dueRunSubject, encodeCancel, runCancelSubject } from '../../shared/subjects/planner.ts';
+import { CANCELS_STREAM, ensureTopology } from '../../shared/topology.ts';
+import { dueRunSubject } from '../../shared/subjects/planner.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
 import { AccountSecrets } from './accountSecrets.ts';
+import { createCancelNotices } from './cancelNotices.ts';
 import { catchUp, type PlannedRun, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
@@ -74,12 +75,14 @@ export class Planner {
   private readonly firing: FireContext;
   /** While the start sweep runs: new events wait for it. */
   private sweeping: Promise<void> | null = null;
+  private readonly cancels: ReturnType<typeof createCancelNotices>;
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
     this.leadMs = Math.max(0, options.leadMs ?? 0);
     this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
+    this.cancels = createCancelNotices(options);
     this.firing = {
       misfireMs: this.misfireMs,
       leadMs: this.leadMs,
@@ -92,6 +95,7 @@ export class Planner {
   async start() {
     const { store, bus, clock, log } = this.options;
     await ensureTopology(bus);
+    await bus.ensureStream(CANCELS_STREAM);
     await store.setStreamMaxCount(WATERMARK_STREAM, WATERMARK_KEEP);
     const watermark = await readWatermark(store);
     this.watermark = watermark;
@@ -161,6 +165,7 @@ export class Planner {
       await this.recordWatermark().catch((error) => this.options.log.warn('last watermark not recorded', { error }));
     }
     await this.dispatcher.stop();
+    this.cancels.stop();
   }
 
   /** Resolves once every run due so far is acked by the bus (tests; shutdown). */
@@ -234,12 +239,12 @@ export class Planner {
   private replan(change: PlanChange) {
     if (change.kind === 'none') return;
     // Gone: no occurrence after the change runs, even one out ahead already (none is published again).
-    if (change.kind === 'removed') this.cancelRuns(change.jobId, change.at, change.at);
+    if (change.kind === 'removed') this.cancels.cancel(change.jobId, change.at, change.at);
     else if (change.kind === 'replan') {
       // Runs out ahead of their time carry the old state: plan again from the change, so the
       // occurrences after it go out anew (and those out already are cancelled).
       if (this.hadAhead(change.plan.job.id)) change.plan.cursor = change.plan.since;
-      this.cancelRuns(change.plan.job.id, change.plan.since, change.plan.cursor);
+      this.cancels.cancel(change.plan.job.id, change.plan.since, change.plan.cursor);
     }
     if (change.kind === 'removed') this.heap.invalidated();
     else if (change.kind === 'queued') this.heap.push({ ...this.entry(change.plan, QUEUED, change.run.runAt, change.run.runAt), runId: change.run.runId });
@@ -260,17 +265,6 @@ export class Planner {
     const until = this.ahead.get(jobId);
     this.ahead.delete(jobId);
     return until !== undefined && until > this.options.clock.now();
-  }
-
-  /**
-   * Runs on the bus were planned from the job as it was: the notice makes executors drop the first
-   * attempts of occurrences after `from` planned before the change at `since` (this planner
-   * publishes those again from the new state, or not at all), and every retry planned before now.
-   * Occurrences at or before `from` were due before the change (or out already) and keep their run.
-   */
-  private cancelRuns(jobId: number, since: number, from: number) {
-    const notice = { jobId, before: this.options.clock.now(), since, from };
-    this.options.bus.notify(runCancelSubject(jobId), encodeCancel(notice)).catch((error) => this.options.log.warn('cancel notice not sent', { jobId, error }));
   }
 
   private hasDue() {
