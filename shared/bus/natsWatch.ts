@@ -82,16 +82,18 @@ export async function startNatsWatch(context: NatsWatchContext, stream: string, 
   await supervisor.started;
 
   // current() calls made in one turn of the event loop share one question to the server, asked after all of them.
-  let asking: Promise<number> | null = null;
+  let asking: Promise<{ last: number; created: string }> | null = null;
   const lastSeq = () => {
-    asking ??= new Promise<number>((resolve, reject) =>
+    asking ??= new Promise((resolve, reject) =>
       setImmediate(() => {
         asking = null;
-        context.jsm.streams.info(stream).then((info) => resolve(info.state.last_seq), reject);
+        context.jsm.streams.info(stream).then((info) => resolve({ last: info.state.last_seq, created: info.created }), reject);
       }),
     );
     return asking;
   };
+  // The stream this reader follows: made again (a server that came back without it), it starts over.
+  let created: string | undefined;
 
   const passed = (target: number, until: number) =>
     new Promise<boolean>((resolve) => {
@@ -110,18 +112,21 @@ export async function startNatsWatch(context: NatsWatchContext, stream: string, 
     async current(timeoutMs) {
       const until = Date.now() + timeoutMs;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const target = await Promise.race([
+      const answer = await Promise.race([
         lastSeq().catch(() => undefined),
         new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs))),
       ]).finally(() => clearTimeout(timer));
       let ok = false;
-      if (target !== undefined && target < seen) {
-        // The server came back without the stream's messages: read it again from its start.
-        log.warn('watched stream lost messages; reading it again from its start', { stream, seen, last: target });
+      if (answer !== undefined && created !== undefined && answer.created !== created) {
+        // The server came back without the stream: read the new one from its start.
+        log.warn('watched stream was made again; reading it from its start', { stream, seen, last: answer.last });
+        created = answer.created;
         seen = 0;
         await live?.stop();
-      } else if (target !== undefined) {
-        ok = await passed(target, until);
+      } else if (answer !== undefined) {
+        created = answer.created;
+        // A message stored after the server answered may be here already: past the answer is caught up too.
+        ok = await passed(answer.last, until);
         // The server answers but the reader does not move: its consumer is gone; make it again.
         if (!ok) await live?.stop();
       }
