@@ -16,6 +16,8 @@ import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
 import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
+import { owedAtStart } from './owedBeforeChange.ts';
+import type { CronJob } from '../../shared/job/index.ts';
 import { accountCalendar } from './calendar.ts';
 import { TimerHeap } from './timerHeap.ts';
 import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
@@ -141,6 +143,16 @@ export class Planner {
       for (const q of plan.queued ?? []) entries.push({ ...this.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
       if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
     }
+    // Runs owed by versions the jobs had while no planner ran (deleted jobs' too), as they were then.
+    for (const owed of this.projection.owed.values()) {
+      await slice();
+      for (const run of owedAtStart(owed, now, this.misfireMs)) {
+        this.enqueue(run, run.order);
+        due++;
+      }
+    }
+    this.projection.owed.clear();
+    this.projection.catchingUp = false;
     this.heap.pushAll(entries);
     this.live = true;
     this.sweeping = null;
@@ -322,14 +334,15 @@ export class Planner {
     });
   }
 
-  private enqueue(plan: JobPlan, order: PlannedRun) {
+  /** `plan`: the job's plan, or an earlier version it owes a run from (owedBeforeChange.ts). */
+  private enqueue(plan: { job: CronJob; since: number }, order: PlannedRun) {
     // The job state is immutable (evolveJob returns new objects): holding it is the snapshot.
-    const job = plan.job;
+    const { job, since } = plan;
     const plannedAt = this.options.clock.now();
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
-    const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : plan.since }, this.secrets.keysOf(job.accountId, plannedAt)) });
+    const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${since}`;
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : since }, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {
