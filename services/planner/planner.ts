@@ -255,7 +255,7 @@ export class Planner {
     else if (change.kind === 'replan') {
       // Runs out ahead of their time carry the old state: plan again from the change, so the
       // occurrences after it go out anew (and those out already are cancelled).
-      if (this.hadAhead(change.plan.job.id)) change.plan.cursor = change.plan.since;
+      if (this.hadAhead(change.plan.job.id, change.plan.since)) change.plan.cursor = change.plan.since;
       this.cancels.cancel(change.plan.job.id, change.plan.since, change.plan.cursor);
     }
     if (change.kind === 'removed') this.heap.invalidated();
@@ -272,11 +272,16 @@ export class Planner {
     return entryOf(plan, kind, due, occurrence, this.leadMs);
   }
 
-  /** Whether runs of the job are on the bus ahead of their time (and forgets them: a change re-plans them). */
-  private hadAhead(jobId: number): boolean {
+  /**
+   * Whether runs of the job due after the change's instant `since` went out (and forgets them: a
+   * change re-plans them). After the change, not after now: a planner that applies the change
+   * late (it lagged, or NATS was away) has runs out for occurrences past by now but after the
+   * change, which the change makes stale all the same.
+   */
+  private hadAhead(jobId: number, since: number): boolean {
     const until = this.ahead.get(jobId);
     this.ahead.delete(jobId);
-    return until !== undefined && until > this.options.clock.now();
+    return until !== undefined && until > since;
   }
 
   private hasDue() {
