@@ -5,9 +5,11 @@ import type { Logger } from '../../shared/log.ts';
 export const CONTACT_WAIT_MS = 2000;
 /**
  * After contact came back, runs wait this long more: a planner cut off by the same outage stores
- * the cancel notices it could not store meanwhile within it (it retries every 250 ms).
+ * the cancel notices it could not store meanwhile within it. It reconnects up to 1.5 s after
+ * this executor (nats.js's reconnect wait and jitter), then tries every 250 ms, each try given up
+ * after 1 s (cancelNotices.ts).
  */
-export const REGAINED_GRACE_MS = 2000;
+export const REGAINED_GRACE_MS = 4000;
 
 /**
  * Whether this executor may fire a run now: it has read every cancel notice stored until now

@@ -6,6 +6,11 @@ import type { RunCancel } from '../../shared/topology.ts';
 
 /** A notice that could not be stored is tried again this often (an outage of NATS, a lost link). */
 const RETRY_MS = 250;
+/**
+ * Each attempt gives up this soon (NATS's default is 5 s): once NATS is back, a notice is stored
+ * within about a second, inside the grace an executor gives the planners after it regains contact.
+ */
+const ATTEMPT_MS = 1000;
 
 /**
  * The planner's cancel notices, stored in the CANCELS stream (shared/topology.ts), where every
@@ -19,7 +24,7 @@ export function createCancelNotices(options: { bus: Bus; clock: Clock; log: Logg
   let stopped = false;
 
   const send = (notice: RunCancel, attempt: number) => {
-    bus.publish(runCancelSubject(notice.jobId), encodeCancel(notice)).then(
+    bus.publish(runCancelSubject(notice.jobId), encodeCancel(notice), { timeoutMs: ATTEMPT_MS }).then(
       () => attempt > 0 && log.info('cancel notice stored after retrying', { jobId: notice.jobId, attempts: attempt + 1 }),
       (error: unknown) => {
         if (stopped) return;

@@ -25,6 +25,11 @@ export interface PublishOptions {
   /** De-duplication id: a second publish with the same id within the stream's window is dropped. */
   msgId?: string;
   headers?: Record<string, string>;
+  /**
+   * How long to wait for the stream's acknowledgement before failing (the adapter's default when
+   * absent): a caller that retries on its own fails fast while the bus is away.
+   */
+  timeoutMs?: number;
 }
 
 export interface PublishResult {

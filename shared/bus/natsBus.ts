@@ -139,7 +139,11 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
         for (const [k, v] of Object.entries(options.headers)) h.set(k, v);
       }
       try {
-        const ack = await js.publish(subject, data, { ...(options.msgId !== undefined && { msgID: options.msgId }), ...(h && { headers: h }) });
+        const ack = await js.publish(subject, data, {
+          ...(options.msgId !== undefined && { msgID: options.msgId }),
+          ...(h && { headers: h }),
+          ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+        });
         return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
       } catch (e) {
         // With no stream on the subject the request finds no responders, which nats.js reports as

@@ -29,6 +29,7 @@ export async function startNatsWatch(context: NatsWatchContext, stream: string, 
   let seen = 0;
   let lost = false;
   let regained: number | undefined;
+  let lastProof = 0;
   const waiters = new Set<() => void>();
   let live: SupervisedRun | null = null;
 
@@ -131,17 +132,17 @@ export async function startNatsWatch(context: NatsWatchContext, stream: string, 
         if (!ok) await live?.stop();
       }
       if (!ok) lost = true;
-      else if (lost) {
+      else {
+        // Contact is proven by JetStream answering, which comes after the reconnect (a restarted
+        // server recovers its streams first): the first proof after either counts as regaining it.
+        const reconnected = context.reconnectedAt();
+        if (lost || (reconnected !== undefined && reconnected > lastProof)) regained = Date.now();
         lost = false;
-        regained = Date.now();
+        lastProof = Date.now();
       }
       return ok;
     },
-    regainedAt() {
-      const reconnected = context.reconnectedAt();
-      if (regained === undefined) return reconnected;
-      return reconnected === undefined ? regained : Math.max(regained, reconnected);
-    },
+    regainedAt: () => regained,
     async stop() {
       await supervisor.stop();
       for (const wake of [...waiters]) wake();
