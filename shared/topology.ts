@@ -44,6 +44,20 @@ export const NOTIFICATIONS_STREAM: StreamConfig = {
 
 /** The planner's cancel notices (shared/subjects/planner.ts), which executors listen to. */
 export const RUN_CANCEL_SUBJECTS = 'tock.runs.cancel.*';
+
+/**
+ * The cancel notices, kept for an hour (as long as an executor remembers them, and longer than a
+ * retry waits): every executor reads the whole stream (Bus.watch), so one that was cut off from
+ * NATS, or started after the change, still learns of it before it fires a run the change made
+ * stale. Made by the planner and the executors only (their NATS users may).
+ */
+export const CANCELS_STREAM: StreamConfig = {
+  name: 'CANCELS',
+  subjects: [RUN_CANCEL_SUBJECTS],
+  retention: 'limits',
+  duplicateWindowMs: 2 * MINUTE,
+  maxAgeMs: 60 * MINUTE,
+};
 export interface RunCancel {
   jobId: number;
   /** When the planner applied the change (ms): retries planned before it are stale. */

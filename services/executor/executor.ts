@@ -6,7 +6,8 @@ import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
 import { slicedQueue } from '../../shared/timeSlice.ts';
-import { CONSUMERS, decodeCancel, isTestRunSubject, RUN_CANCEL_SUBJECTS } from '../../shared/topology.ts';
+import { CANCELS_STREAM, CONSUMERS, decodeCancel, isTestRunSubject } from '../../shared/topology.ts';
+import { createBusContact } from './busContact.ts';
 import { createCallsInFlight } from './callsInFlight.ts';
 import { attemptId } from './dueRunMessages.ts';
 import { createExecutionPublisher } from './executionPublisher.ts';
@@ -60,7 +61,9 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   const instants = createInstantQueue({ clock });
   const gate = createFairGate({ perAccount: accountConcurrency, maxWaiting: accountConcurrency > 0 ? accountConcurrency * WAITING_PER_SLOT : WAITING_UNLIMITED });
   const calls = createCallsInFlight();
-  const cancels = await bus.subscribe(RUN_CANCEL_SUBJECTS, (_subject, data) => {
+  // Every notice the stream still holds, then each new one; after an outage, what was missed.
+  await bus.ensureStream(CANCELS_STREAM);
+  const cancels = await bus.watch(CANCELS_STREAM.name, ({ data }) => {
     const notice = decodeCancel(data);
     if (notice) stale.cancel(notice);
   });
@@ -72,6 +75,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     held,
     instants,
     stale,
+    inContact: createBusContact(cancels, log),
     gate,
     calls,
     prepareAhead: accountConcurrency > 0 ? accountConcurrency : PREPARED_UNLIMITED,
@@ -140,7 +144,7 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       }
       // Only now: until its run settles, each held message is kept from redelivery to another replica.
       held.stop();
-      await cancels.unsubscribe();
+      await cancels.stop();
       log.info('executor drained');
     },
   };

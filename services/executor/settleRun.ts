@@ -5,6 +5,7 @@ import type { DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
+import type { BusContact } from './busContact.ts';
 import type { CallsInFlight } from './callsInFlight.ts';
 import { SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
 import { countMissed, countNotMade, countSkip } from './countRun.ts';
@@ -16,6 +17,9 @@ import type { HttpCaller } from './httpCall.ts';
 import type { InstantQueue } from './instantQueue.ts';
 import type { createStaleRuns } from './staleRuns.ts';
 
+/** A run handed back for want of contact comes back no sooner than this (not in a loop while the bus is away). */
+const HANDED_BACK_DELAY_MS = 500;
+
 export type TargetedRun = DueRun & { target: NonNullable<DueRun['target']> };
 
 export interface SettleRunDeps {
@@ -23,6 +27,8 @@ export interface SettleRunDeps {
   held: HeldRuns;
   instants: InstantQueue;
   stale: ReturnType<typeof createStaleRuns>;
+  /** Whether this executor has every cancel notice stored until now (busContact.ts). */
+  inContact: BusContact;
   leases: Leases;
   gate: FairGate;
   calls: CallsInFlight;
@@ -44,7 +50,7 @@ export interface SettleRunDeps {
  * a run skipped or failed before its call still gets its execution event.
  */
 export function createSettleRun(deps: SettleRunDeps) {
-  const { executions, held, instants, stale, leases, gate, calls, caller, clock, log, serverName, userAgent, secrets, prepareAhead } = deps;
+  const { executions, held, instants, stale, inContact, leases, gate, calls, caller, clock, log, serverName, userAgent, secrets, prepareAhead } = deps;
 
   /** The run's request, or why its secrets do not open (a key this executor lacks, or an altered value). */
   const prepare = (run: DueRun) => {
@@ -92,6 +98,9 @@ export function createSettleRun(deps: SettleRunDeps) {
       went?.();
       // Stopping before its instant: hand it back now for another replica (or the next start).
       if (!onTime) return msg.nak();
+      // Out of touch with the bus, a change to the job may have gone unheard: hand it back, not
+      // make it (another replica, or this one back in touch, takes it after its ack wait).
+      if (!(await inContact())) return msg.nak(HANDED_BACK_DELAY_MS);
       // Planned ahead, then the job changed (paused, edited, deleted...): the planner re-planned it.
       if (stale.isStale({ jobId: Number(run.target.jobId), plannedAt: Number(run.plannedAt), planSince: Number(run.planSince), occurrenceAt: Number(run.occurrenceAt), manual: run.manual, retry: attemptOf(run) > 1 })) {
         await msg.ack();

@@ -6,15 +6,18 @@ import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
-import { ensureTopology } from '../../shared/topology.ts';
-import { dueRunSubject, encodeCancel, runCancelSubject } from '../../shared/subjects/planner.ts';
+import { CANCELS_STREAM, ensureTopology } from '../../shared/topology.ts';
+import { dueRunSubject } from '../../shared/subjects/planner.ts';
 import type { JobEvent } from '../../shared/job/index.ts';
 import { AccountSecrets } from './accountSecrets.ts';
+import { createCancelNotices } from './cancelNotices.ts';
 import { catchUp, type PlannedRun, type Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
 import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
+import { owedAtStart } from './owedBeforeChange.ts';
+import type { CronJob } from '../../shared/job/index.ts';
 import { accountCalendar } from './calendar.ts';
 import { TimerHeap } from './timerHeap.ts';
 import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
@@ -74,12 +77,14 @@ export class Planner {
   private readonly firing: FireContext;
   /** While the start sweep runs: new events wait for it. */
   private sweeping: Promise<void> | null = null;
+  private readonly cancels: ReturnType<typeof createCancelNotices>;
 
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
     this.leadMs = Math.max(0, options.leadMs ?? 0);
     this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
+    this.cancels = createCancelNotices(options);
     this.firing = {
       misfireMs: this.misfireMs,
       leadMs: this.leadMs,
@@ -92,6 +97,7 @@ export class Planner {
   async start() {
     const { store, bus, clock, log } = this.options;
     await ensureTopology(bus);
+    await bus.ensureStream(CANCELS_STREAM);
     await store.setStreamMaxCount(WATERMARK_STREAM, WATERMARK_KEEP);
     const watermark = await readWatermark(store);
     this.watermark = watermark;
@@ -137,6 +143,16 @@ export class Planner {
       for (const q of plan.queued ?? []) entries.push({ ...this.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
       if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
     }
+    // Runs owed by versions the jobs had while no planner ran (deleted jobs' too), as they were then.
+    for (const owed of this.projection.owed.values()) {
+      await slice();
+      for (const run of owedAtStart(owed, now, this.misfireMs)) {
+        this.enqueue(run, run.order);
+        due++;
+      }
+    }
+    this.projection.owed.clear();
+    this.projection.catchingUp = false;
     this.heap.pushAll(entries);
     this.live = true;
     this.sweeping = null;
@@ -161,6 +177,7 @@ export class Planner {
       await this.recordWatermark().catch((error) => this.options.log.warn('last watermark not recorded', { error }));
     }
     await this.dispatcher.stop();
+    this.cancels.stop();
   }
 
   /** Resolves once every run due so far is acked by the bus (tests; shutdown). */
@@ -234,12 +251,12 @@ export class Planner {
   private replan(change: PlanChange) {
     if (change.kind === 'none') return;
     // Gone: no occurrence after the change runs, even one out ahead already (none is published again).
-    if (change.kind === 'removed') this.cancelRuns(change.jobId, change.at, change.at);
+    if (change.kind === 'removed') this.cancels.cancel(change.jobId, change.at, change.at);
     else if (change.kind === 'replan') {
       // Runs out ahead of their time carry the old state: plan again from the change, so the
       // occurrences after it go out anew (and those out already are cancelled).
-      if (this.hadAhead(change.plan.job.id)) change.plan.cursor = change.plan.since;
-      this.cancelRuns(change.plan.job.id, change.plan.since, change.plan.cursor);
+      if (this.hadAhead(change.plan.job.id, change.plan.since)) change.plan.cursor = change.plan.since;
+      this.cancels.cancel(change.plan.job.id, change.plan.since, change.plan.cursor);
     }
     if (change.kind === 'removed') this.heap.invalidated();
     else if (change.kind === 'queued') this.heap.push({ ...this.entry(change.plan, QUEUED, change.run.runAt, change.run.runAt), runId: change.run.runId });
@@ -255,22 +272,16 @@ export class Planner {
     return entryOf(plan, kind, due, occurrence, this.leadMs);
   }
 
-  /** Whether runs of the job are on the bus ahead of their time (and forgets them: a change re-plans them). */
-  private hadAhead(jobId: number): boolean {
+  /**
+   * Whether runs of the job due after the change's instant `since` went out (and forgets them: a
+   * change re-plans them). After the change, not after now: a planner that applies the change
+   * late (it lagged, or NATS was away) has runs out for occurrences past by now but after the
+   * change, which the change makes stale all the same.
+   */
+  private hadAhead(jobId: number, since: number): boolean {
     const until = this.ahead.get(jobId);
     this.ahead.delete(jobId);
-    return until !== undefined && until > this.options.clock.now();
-  }
-
-  /**
-   * Runs on the bus were planned from the job as it was: the notice makes executors drop the first
-   * attempts of occurrences after `from` planned before the change at `since` (this planner
-   * publishes those again from the new state, or not at all), and every retry planned before now.
-   * Occurrences at or before `from` were due before the change (or out already) and keep their run.
-   */
-  private cancelRuns(jobId: number, since: number, from: number) {
-    const notice = { jobId, before: this.options.clock.now(), since, from };
-    this.options.bus.notify(runCancelSubject(jobId), encodeCancel(notice)).catch((error) => this.options.log.warn('cancel notice not sent', { jobId, error }));
+    return until !== undefined && until > since;
   }
 
   private hasDue() {
@@ -328,14 +339,15 @@ export class Planner {
     });
   }
 
-  private enqueue(plan: JobPlan, order: PlannedRun) {
+  /** `plan`: the job's plan, or an earlier version it owes a run from (owedBeforeChange.ts). */
+  private enqueue(plan: { job: CronJob; since: number }, order: PlannedRun) {
     // The job state is immutable (evolveJob returns new objects): holding it is the snapshot.
-    const job = plan.job;
+    const { job, since } = plan;
     const plannedAt = this.options.clock.now();
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
-    const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${plan.since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : plan.since }, this.secrets.keysOf(job.accountId, plannedAt)) });
+    const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${since}`;
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : since }, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {

@@ -5,6 +5,7 @@ import { AccountStatus } from './accountStatus.ts';
 import type { PlannedRun, Watermark } from './catchUp.ts';
 import { skippedWhileDisabled } from './disabledRuns.ts';
 import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, upcomingRuns, type QueuedRun } from './occurrences.ts';
+import { oweBeforeChange, type Owed } from './owedBeforeChange.ts';
 
 export { JobPlan, type QueuedRun } from './occurrences.ts';
 
@@ -50,6 +51,11 @@ export class ScheduleProjection {
    */
   private readonly byAccount = new Map<number, number[]>();
 
+  /** True while the planner rebuilds (until its start sweep): changes then may leave runs owed by earlier versions. */
+  catchingUp = true;
+  /** Per job (deleted ones too), what versions it had while no planner ran still owe (owedBeforeChange.ts). */
+  readonly owed = new Map<number, Owed>();
+
   /** `watermark`: the last one the planner recorded, so queued runs it already published are not queued again. */
   constructor(private readonly watermark: Watermark | null = null) {}
 
@@ -87,7 +93,10 @@ export class ScheduleProjection {
     if (parked) return this.applyParked(jobId, parked, event);
     const plan = this.plans.get(jobId);
     if (!plan) return NONE;
+    // The version before a change no planner saw live, for what it owes (see replan).
+    const old = this.catchingUp && fresh && event.type !== 'RunRequested' ? new JobPlan(plan.job, plan.schedule, plan.since, plan.anchor, plan.cursor, plan.version, null, plan.fresh) : null;
     if (event.type === 'JobDeleted') {
+      if (old) this.owe(jobId, old, event.data.at);
       this.plans.delete(jobId);
       return { kind: 'removed', jobId, at: event.data.at };
     }
@@ -100,22 +109,22 @@ export class ScheduleProjection {
         if (!SCHEDULE_SETTINGS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f])) {
           // Runs put on the bus ahead of time carry the old request: re-plan (same chain) to replace them.
           const retarget = TARGET_SETTINGS.some((f) => changes[f] !== undefined && changes[f] !== before.settings[f]);
-          return retarget ? this.replan(plan, at, fresh) : NONE;
+          return retarget ? this.replan(plan, at, fresh, old) : NONE;
         }
         // A new schedule starts over from the edit: an interval's first run is the expression
         // applied to the edit time (docs/schedule.md), and the change takes effect for the next run.
         plan.schedule = this.compile(plan.job);
         plan.anchor = at;
-        return this.replan(plan, at, fresh);
+        return this.replan(plan, at, fresh, old);
       }
       case 'JobDisabled':
       case 'JobAutoDisabled':
         plan.queued = null; // a disabled job runs nothing, not even what was asked before
-        return this.replan(plan, at, fresh);
+        return this.replan(plan, at, fresh, old);
       case 'JobEnabled':
       case 'JobPaused':
       case 'JobStopped':
-        return this.replan(plan, at, fresh);
+        return this.replan(plan, at, fresh, old);
       case 'RunRequested': {
         const { runId, runAt, payload } = event.data;
         // Published before the last watermark: already out.
@@ -219,12 +228,20 @@ export class ScheduleProjection {
     return upcomingRuns(plan, now, limit);
   }
 
-  private replan(plan: JobPlan, at: number, fresh: boolean): Extract<PlanChange, { kind: 'replan' }> {
+  private replan(plan: JobPlan, at: number, fresh: boolean, old: JobPlan | null = null): Extract<PlanChange, { kind: 'replan' }> {
+    if (old) this.owe(plan.job.id, old, at);
     plan.since = Math.max(plan.since, at);
     plan.cursor = Math.max(plan.cursor, plan.since);
     plan.version++;
     plan.fresh ||= fresh;
     return { kind: 'replan', plan };
+  }
+
+  private owe(jobId: number, old: JobPlan, at: number) {
+    if (!this.watermark) return;
+    const owed = this.owed.get(jobId) ?? { runs: [], count: 0 };
+    oweBeforeChange(old, this.watermark, at, owed);
+    if (owed.count > 0) this.owed.set(jobId, owed);
   }
 
   /** Compiles once per schedule change; jobs with the same schedule (and no R or H) share one. */

@@ -25,6 +25,11 @@ export interface PublishOptions {
   /** De-duplication id: a second publish with the same id within the stream's window is dropped. */
   msgId?: string;
   headers?: Record<string, string>;
+  /**
+   * How long to wait for the stream's acknowledgement before failing (the adapter's default when
+   * absent): a caller that retries on its own fails fast while the bus is away.
+   */
+  timeoutMs?: number;
 }
 
 export interface PublishResult {
@@ -67,6 +72,32 @@ export interface ConsumerOptions {
 
 export type MessageHandler = (msg: BusMessage) => Promise<void> | void;
 
+/** One message of a watched stream. */
+export interface StreamEntry {
+  subject: string;
+  data: Uint8Array;
+  seq: number;
+}
+
+/**
+ * A private, ordered reading of a whole stream (see Bus.watch): no durable, no acks, nothing shared
+ * with any other reader.
+ */
+export interface Watch {
+  /**
+   * Resolves true once the handler has had every message the stream held when this was called,
+   * which takes a round trip to the bus: proof that nothing stored before now was missed. False
+   * when that takes longer than `timeoutMs` (the bus is out of reach).
+   */
+  current(timeoutMs: number): Promise<boolean>;
+  /**
+   * When this reader last came back after losing contact with the bus (a reconnect, or a
+   * current() that timed out followed by one that did not); undefined if it never lost it.
+   */
+  regainedAt(): number | undefined;
+  stop(): Promise<void>;
+}
+
 export interface Consumer {
   /** Stops fetching; unacked messages are left for redelivery. Resolves when handlers have settled. */
   stop(): Promise<void>;
@@ -82,6 +113,13 @@ export interface Bus {
    * throws gets its message nak'ed. Messages neither acked nor nak'ed are redelivered after ackWaitMs.
    */
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Consumer>;
+  /**
+   * Reads every message the stream holds, in order, then each one stored after, into `handler`
+   * (synchronously, one at a time). After a lost connection it resumes after the last message
+   * handed over, so a reader cut off for a while misses nothing the stream still holds. A 'limits'
+   * stream only: a work queue's messages each go to one consumer.
+   */
+  watch(stream: string, handler: (entry: StreamEntry) => void): Promise<Watch>;
   /** Live fan-out of a message no stream keeps (a notice): only current subscribers get it, at most once. */
   notify(subject: string, data: Uint8Array): Promise<void>;
   /** Live fan-out, nothing persisted: every subscriber gets each message published (or published to a stream) after it subscribed. */

@@ -1,4 +1,4 @@
-import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
+import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig, StreamEntry } from './bus.ts';
 import { systemClock, type Clock } from '../clock.ts';
 import { DuplicateWindow } from './duplicateWindow.ts';
 import { Durable, matches, overlaps, tokens, type Headers, type Replica, type StreamState, type Tokens } from './inProcessDurable.ts';
@@ -12,11 +12,61 @@ export interface InProcessBus extends Bus {
   streamConfig(name: string): StreamConfig | undefined;
 }
 
+/** A reader of a whole stream (Bus.watch): its cursor, and the current() calls waiting for it. */
+interface Watcher {
+  stream: StreamState;
+  handler: (entry: StreamEntry) => void;
+  seen: number;
+  queued: boolean;
+  stopped: boolean;
+  waiters: Set<() => void>;
+}
+
+/** Hands a watcher what its stream stored since it last ran, in a microtask (as a publish's subscribers get theirs). */
+function pump(w: Watcher) {
+  if (w.queued) return;
+  w.queued = true;
+  queueMicrotask(() => {
+    w.queued = false;
+    if (w.stopped) return;
+    const s = w.stream;
+    for (let seq = Math.max(w.seen + 1, s.firstSeq); seq <= s.lastSeq; seq++) {
+      w.seen = seq;
+      const m = s.msgs.get(seq); // a work queue's acked messages are gone
+      if (!m) continue;
+      try {
+        w.handler({ subject: m.subject, data: m.data, seq });
+      } catch (e) {
+        console.error(`bus: watcher of stream "${s.config.name}" threw`, e);
+      }
+    }
+    w.seen = Math.max(w.seen, s.lastSeq);
+    for (const wake of w.waiters) wake();
+  });
+}
+
+/** True once the watcher has had everything its stream holds now; false after `timeoutMs`. */
+function caughtUp(w: Watcher, timeoutMs: number): Promise<boolean> {
+  const target = w.stream.lastSeq;
+  if (w.seen >= target) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      w.waiters.delete(wake);
+      resolve(ok);
+    };
+    const wake = () => (w.stopped ? done(false) : w.seen >= target && done(true));
+    const timer = setTimeout(() => done(false), timeoutMs);
+    w.waiters.add(wake);
+  });
+}
+
 export function createInProcessBus(options: { clock?: Clock } = {}): InProcessBus {
   const clock = options.clock ?? systemClock;
   const streams = new Map<string, StreamState>();
   const subscribers = new Set<{ pattern: Tokens; deliver: (subject: string, data: Uint8Array, headers: Headers) => void }>();
   const consumers = new Set<Consumer>();
+  const watchers = new Set<Watcher>();
   let closed = false;
 
   const assertOpen = (action: string) => {
@@ -88,6 +138,7 @@ export function createInProcessBus(options: { clock?: Clock } = {}): InProcessBu
       }
       prune(s);
       for (const d of s.durables.values()) d.schedule();
+      for (const w of watchers) if (w.stream === s) pump(w);
       return { stream: s.config.name, seq, duplicate: false };
     },
 
@@ -124,6 +175,27 @@ export function createInProcessBus(options: { clock?: Clock } = {}): InProcessBu
       return consumer;
     },
 
+    async watch(stream, handler) {
+      assertOpen(`watch stream "${stream}"`);
+      const s = streams.get(stream);
+      if (!s) throw new Error(`bus: watch stream "${stream}": stream not found`);
+      // As JetStream: a work queue's messages go to one consumer, acked; a reader without acks is refused.
+      if (s.config.retention === 'workqueue') throw new Error(`bus: watch stream "${stream}": a work queue stream cannot be watched`);
+      const w: Watcher = { stream: s, handler, seen: 0, queued: false, stopped: false, waiters: new Set() };
+      watchers.add(w);
+      pump(w);
+      return {
+        current: (timeoutMs) => caughtUp(w, timeoutMs),
+        // One process: contact is never lost.
+        regainedAt: () => undefined,
+        async stop() {
+          watchers.delete(w);
+          w.stopped = true;
+          for (const wake of w.waiters) wake();
+        },
+      };
+    },
+
     async notify(subject, data) {
       assertOpen(`notify "${subject}"`);
       const subjectTokens = tokens(subject);
@@ -158,6 +230,8 @@ export function createInProcessBus(options: { clock?: Clock } = {}): InProcessBu
       if (closed) return;
       closed = true;
       subscribers.clear();
+      for (const w of watchers) w.stopped = true;
+      watchers.clear();
       await Promise.all([...consumers].map((c) => c.stop()));
       for (const s of streams.values()) for (const d of s.durables.values()) d.close();
     },

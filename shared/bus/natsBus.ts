@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../log.ts';
 import type { Readiness } from '../readiness.ts';
 import type { Bus, Consumer, ConsumerOptions, MessageHandler, PublishOptions, PublishResult, StreamConfig } from './bus.ts';
 import { busError, headersOf, startNatsConsumer } from './natsConsumer.ts';
+import { startNatsWatch } from './natsWatch.ts';
 
 const STREAM_NAME_IN_USE = 10058;
 
@@ -42,6 +43,9 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
   let js: JetStreamClient;
   const live = new Set<LiveSubscription>();
   const consumers = new Set<Consumer>();
+  const watches = new Set<{ stop(): Promise<void> }>();
+  // When the connection last came back (a reconnect, or a new one): a watch tells its reader.
+  let reconnectedAt: number | undefined;
   // Streams asked for, so they can be made again on a server that came back without its state.
   const streams = new Map<string, Partial<NatsStreamConfig> & { name: string }>();
   try {
@@ -53,12 +57,14 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
       onStatus: async (status) => {
         if (status.type === 'disconnect') readiness?.set('bus', false, `disconnected from NATS (${status.server})`);
         else if (status.type === 'reconnect') {
+          reconnectedAt = Date.now();
           await restoreStreams();
           readiness?.set('bus', true);
         }
       },
       onLost: (reason) => readiness?.set('bus', false, `NATS connection closed (${reason}); opening a new one`),
       onReplaced: async (nc) => {
+        reconnectedAt = Date.now();
         jsm = await jetstreamManager(nc);
         js = jsm.jetstream();
         await restoreStreams();
@@ -133,7 +139,11 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
         for (const [k, v] of Object.entries(options.headers)) h.set(k, v);
       }
       try {
-        const ack = await js.publish(subject, data, { ...(options.msgId !== undefined && { msgID: options.msgId }), ...(h && { headers: h }) });
+        const ack = await js.publish(subject, data, {
+          ...(options.msgId !== undefined && { msgID: options.msgId }),
+          ...(h && { headers: h }),
+          ...(options.timeoutMs !== undefined && { timeout: options.timeoutMs }),
+        });
         return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
       } catch (e) {
         // With no stream on the subject the request finds no responders, which nats.js reports as
@@ -162,6 +172,22 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
       const consumer = await startNatsConsumer(context, options, handler, () => consumers.delete(consumer));
       consumers.add(consumer);
       return consumer;
+    },
+
+    async watch(stream, handler) {
+      const context = {
+        get js() {
+          return js;
+        },
+        get jsm() {
+          return jsm;
+        },
+        log,
+        reconnectedAt: () => reconnectedAt,
+      };
+      const watch = await startNatsWatch(context, stream, handler);
+      watches.add(watch);
+      return { ...watch, stop: () => (watches.delete(watch), watch.stop()) };
     },
 
     async notify(subject, data) {
@@ -201,6 +227,7 @@ export async function connectNatsBus(url: string, options: NatsBusOptions = {}):
 
     async close() {
       await Promise.all([...consumers].map((c) => c.stop()));
+      await Promise.all([...watches].map((w) => w.stop()));
       await conn.drain().catch((e) => {
         throw busError('close', e);
       });

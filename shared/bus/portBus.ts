@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Bus, BusMessage, Consumer, MessageHandler } from './bus.ts';
-import { createOutbox, own, type FromOwner, type Request, type ToOwner } from './portFrames.ts';
+import type { Bus, BusMessage, Consumer, MessageHandler, StreamEntry } from './bus.ts';
+import { createOutbox, own, type FromOwner, type Request, type ToOwner, type WatchState } from './portFrames.ts';
 
 type Live = (subject: string, data: Uint8Array, headers: Record<string, string>) => void;
 type Local = { handler: MessageHandler; stopped: boolean; inFlight: Set<Promise<void>> };
@@ -59,6 +59,7 @@ export function createPortBus(port: MessagePort): Bus {
   const calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   const consumers = new Map<number, Local>();
   const subscribers = new Map<number, Live>();
+  const watchers = new Map<number, (entry: StreamEntry) => void>();
   let nextId = 0;
   let closed = false;
 
@@ -93,6 +94,8 @@ export function createPortBus(port: MessagePort): Bus {
         else call?.reject(new Error(f.error));
       } else if (f.t === 'deliver') {
         deliver(consumers.get(f.cid), f);
+      } else if (f.t === 'entry') {
+        watchers.get(f.wid)?.({ subject: f.subject, data: f.data, seq: f.seq });
       } else {
         subscribers.get(f.sid)?.(f.subject, f.data, f.headers);
       }
@@ -120,6 +123,10 @@ export function createPortBus(port: MessagePort): Bus {
     if (!closed) await request({ t: 'stopConsumer', cid });
   };
 
+  const unwatch = async (wid: number) => {
+    if (watchers.delete(wid) && !closed) await request({ t: 'unwatch', wid });
+  };
+
   const unsubscribe = async (sid: number) => {
     if (subscribers.delete(sid) && !closed) await request({ t: 'unsubscribe', sid });
   };
@@ -140,9 +147,26 @@ export function createPortBus(port: MessagePort): Bus {
       return { unsubscribe: () => unsubscribe(sid) };
     },
 
-    /** Stops this thread's consumers and subscriptions; the owner's bus stays open. */
+    async watch(stream, handler) {
+      const wid = await register(watchers, handler, { t: 'watch', stream });
+      let regainedAt: number | undefined;
+      return {
+        async current(timeoutMs) {
+          if (!watchers.has(wid) || closed) return false;
+          const state = await request<WatchState>({ t: 'watchCurrent', wid, timeoutMs });
+          regainedAt = state.regainedAt;
+          return state.ok;
+        },
+        // As of the last current(): the owner's watch is a round trip away.
+        regainedAt: () => regainedAt,
+        stop: () => unwatch(wid),
+      };
+    },
+
+    /** Stops this thread's consumers, subscriptions and watches; the owner's bus stays open. */
     async close() {
       if (closed) return;
+      for (const wid of [...watchers.keys()]) await unwatch(wid);
       for (const sid of [...subscribers.keys()]) await unsubscribe(sid);
       for (const [cid, local] of [...consumers]) await stopConsumer(cid, local);
       closed = true;

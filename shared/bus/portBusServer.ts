@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Bus, BusMessage, Consumer } from './bus.ts';
-import { createOutbox, type FromOwner, type Request, type ToOwner } from './portFrames.ts';
+import type { Bus, BusMessage, Consumer, Watch } from './bus.ts';
+import { createOutbox, type FromOwner, type Request, type ToOwner, type WatchState } from './portFrames.ts';
 
 type Open = { msg: BusMessage; cid: number; settle: (failed: boolean) => void };
 
@@ -14,6 +14,7 @@ export function servePortBus(bus: Bus, port: MessagePort) {
   const open = new Map<number, Open>();
   const consumers = new Map<number, Consumer>();
   const subscriptions = new Map<number, { unsubscribe(): Promise<void> }>();
+  const watches = new Map<number, Watch>();
   let nextDelivery = 0;
   let closed = false;
 
@@ -69,6 +70,25 @@ export function servePortBus(bus: Bus, port: MessagePort) {
           subscriptions.delete(f.sid);
           await sub?.unsubscribe();
         });
+      case 'watch':
+        return reply(f.id, async () => {
+          const wid = f.id;
+          watches.set(wid, await bus.watch(f.stream, ({ subject, data, seq }) => out.push({ t: 'entry', wid, subject, data, seq })));
+          return wid;
+        });
+      case 'watchCurrent':
+        return reply(f.id, async (): Promise<WatchState> => {
+          const watch = watches.get(f.wid);
+          // The entries it waited for were pushed before this reply: the thread has them first.
+          const ok = (await watch?.current(f.timeoutMs)) ?? false;
+          return { ok, regainedAt: watch?.regainedAt() };
+        });
+      case 'unwatch':
+        return reply(f.id, async () => {
+          const watch = watches.get(f.wid);
+          watches.delete(f.wid);
+          await watch?.stop();
+        });
       case 'ack': return reply(f.id, () => open.get(f.d)?.msg.ack());
       case 'nak': return open.get(f.d)?.msg.nak(f.delayMs);
       case 'term': return open.get(f.d)?.msg.term();
@@ -99,6 +119,8 @@ export function servePortBus(bus: Bus, port: MessagePort) {
       open.clear();
       await Promise.allSettled([...consumers.values()].map((c) => c.stop()));
       await Promise.allSettled([...subscriptions.values()].map((s) => s.unsubscribe()));
+      await Promise.allSettled([...watches.values()].map((w) => w.stop()));
+      watches.clear();
       consumers.clear();
       subscriptions.clear();
     },

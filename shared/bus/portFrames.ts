@@ -13,6 +13,10 @@ export type Request =
   | { t: 'stopConsumer'; id: number; cid: number }
   | { t: 'subscribe'; id: number; subject: string }
   | { t: 'unsubscribe'; id: number; sid: number }
+  | { t: 'watch'; id: number; stream: string }
+  /** Answered with a WatchState. */
+  | { t: 'watchCurrent'; id: number; wid: number; timeoutMs: number }
+  | { t: 'unwatch'; id: number; wid: number }
   | { t: 'ack'; id: number; d: number };
 
 export type Signal =
@@ -35,10 +39,15 @@ export type Delivery = {
   deliveryCount: number;
 };
 
+/** A watched stream's message, for watch `wid`. */
+export type WatchEntry = { t: 'entry'; wid: number; subject: string; data: Uint8Array; seq: number };
+/** What a watchCurrent request answers: current()'s result and regainedAt() then. */
+export type WatchState = { ok: boolean; regainedAt?: number };
+
 export type LiveMessage = { t: 'message'; sid: number; subject: string; data: Uint8Array; headers: Record<string, string> };
 
 export type ToOwner = Request | Signal;
-export type FromOwner = Reply | Delivery | LiveMessage;
+export type FromOwner = Reply | Delivery | LiveMessage | WatchEntry;
 
 /**
  * Frames posted one by one would cost a structured clone and a wake-up each; at thousands of runs

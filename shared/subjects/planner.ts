@@ -9,6 +9,6 @@ import type { RunCancel } from '../topology.ts';
 /** A due run, stream RUNS; payload tock.v1.DueRun. */
 export const dueRunSubject = (jobId: number) => `tock.runs.due.${jobId}`;
 
-/** A live notice (no stream): which runs of the job a change made stale (see RunCancel). */
+/** A cancel notice, stream CANCELS: which runs of the job a change made stale (see RunCancel). */
 export const runCancelSubject = (jobId: number) => `tock.runs.cancel.${jobId}`;
 export const encodeCancel = (c: RunCancel) => new TextEncoder().encode(JSON.stringify(c));

@@ -44,6 +44,7 @@ busContract('nats', async () => {
     consume: (...args) => inner.consume(...args),
     notify: (...args) => inner.notify(...args),
     subscribe: (...args) => inner.subscribe(...args),
+    watch: (...args) => inner.watch(...args),
     backlog: (...args) => inner.backlog!(...args),
     close: () => inner.close(),
   };

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Bus, BusMessage, ConsumerOptions, StreamConfig } from '../../shared/bus/bus.ts';
 import { nth } from '../support/nth.ts';
 import { sleep, waitFor } from '../support/waitFor.ts';
+import { watchContract } from './busWatchContract.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -42,6 +43,8 @@ export function busContract(name: string, open: () => Promise<{ bus: Bus; close(
       });
       return { got, consumer, seqs: () => got.map((m) => m.seq) };
     }
+
+    watchContract(() => bus, stream);
 
     it('publishes to a stream and consumes with subject, data, headers, seq', async () => {
       const s = await stream('limits');

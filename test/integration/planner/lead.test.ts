@@ -52,4 +52,20 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
       { jobId: 2, before: paused, since: paused, from: paused },
     ]);
   });
+
+  it('a change the planner applies only after the instant of a run out ahead (it lagged) still cancels that run and publishes it anew', async () => {
+    const notices: ReturnType<typeof decodeCancel>[] = [];
+    await w.bus.subscribe(RUN_CANCEL_SUBJECTS, (_s, data) => notices.push(decodeCancel(data)));
+    await w.append(3, jobCreated(3, T0, { expression: '* * * * *', url: 'http://one.test/' }));
+    await w.startPlanner({ leadMs: 5 * SECOND });
+    await w.advance(MINUTE - 5 * SECOND);
+    expect(w.take().map((r) => [r.run.runId, r.run.target!.url])).to.deep.equal([[`3:${T0 + MINUTE}`, 'http://one.test/']]);
+    // Edited 3 s before the run, acknowledged then; the planner hears of it 1 s after the run's instant.
+    const edited = T0 + MINUTE - 3 * SECOND;
+    await w.advance(6 * SECOND);
+    await w.append(3, jobEdited(edited, { url: 'http://two.test/' }));
+    await w.settle();
+    expect(notices.map((n) => [n!.since, n!.from])).to.deep.equal([[edited, edited]]);
+    expect(w.take().map((r) => [r.run.runId, r.run.target!.url, Number(r.run.planSince)])).to.deep.equal([[`3:${T0 + MINUTE}`, 'http://two.test/', edited]]);
+  });
 });

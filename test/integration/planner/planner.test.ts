@@ -208,6 +208,37 @@ describe('planner (integration: SQLite store, in-process bus, fake clock)', func
     expect(ids(w.take())).to.deep.equal([`15:${T0 + HOUR + MINUTE}`]);
   });
 
+  it('jobs changed while no planner ran: the runs due before each change are made from the version of their time', async () => {
+    await w.append(21, jobCreated(21, T0, { expression: '*/2 * * * * *', url: 'http://127.0.0.1/v0' }));
+    await w.append(22, jobCreated(22, T0, { expression: '* * * * * *' }));
+    w.clock.set(T0 + 500);
+    const first = await w.startPlanner();
+    await w.advance(2 * SECOND);
+    expect(ids(w.take())).to.deep.equal([`22:${T0 + SECOND}`, `21:${T0 + 2 * SECOND}`, `22:${T0 + 2 * SECOND}`]);
+    await w.stopPlanner(first);
+    // Down from 2.5 s to 9.5 s. Meanwhile job 21 gets a new URL at 5.5 s and a new schedule at
+    // 7.5 s; job 22 is deleted at 4.5 s and a job 23, made at 3.5 s, paused at 6.5 s.
+    await w.append(21, jobEdited(T0 + 5500, { url: 'http://127.0.0.1/v1' }), jobEdited(T0 + 7500, { expression: '*/3 * * * * *' }));
+    await w.append(22, jobDeleted(T0 + 4500));
+    await w.append(23, jobCreated(23, T0 + 3500, { expression: '* * * * * *' }), jobPaused(T0 + 6500, null));
+    w.clock.set(T0 + 9500);
+    await w.startPlanner();
+    await w.settle();
+    const made = w.take().map((r) => `${r.run.runId} ${r.run.target!.url}`);
+    expect(made).to.have.members([
+      `21:${T0 + 4 * SECOND} http://127.0.0.1/v0`,
+      `21:${T0 + 6 * SECOND} http://127.0.0.1/v1`,
+      `21:${T0 + 9 * SECOND} http://127.0.0.1/v1`,
+      `22:${T0 + 3 * SECOND} http://127.0.0.1/job/22`,
+      `22:${T0 + 4 * SECOND} http://127.0.0.1/job/22`,
+      `23:${T0 + 4 * SECOND} http://127.0.0.1/job/23`,
+      `23:${T0 + 5 * SECOND} http://127.0.0.1/job/23`,
+      `23:${T0 + 6 * SECOND} http://127.0.0.1/job/23`,
+    ]);
+    await w.advance(3 * SECOND);
+    expect(ids(w.take())).to.deep.equal([`21:${T0 + 12 * SECOND}`]);
+  });
+
   it('a crash and restart within the misfire threshold loses nothing and duplicates nothing', async () => {
     await w.append(9, jobCreated(9, T0, { expression: '*/2 * * * * *' }));
     // Watermarks are then written at xx.5 s: a crash at 10.2 s leaves the run of 10 s out but not recorded.
