@@ -160,7 +160,7 @@ describe('versioned PostgreSQL schemas', function () {
       await migratePostgresEventStore(POSTGRES_URL, { schema: s });
       await migratePostgresLogsView(POSTGRES_URL, { schema: `${s}_logs` });
       const bodies = async () =>
-        (await db.query<{ nspname: string; prosrc: string }>(`SELECT n.nspname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ($1, $2) ORDER BY n.nspname`, [s, `${s}_logs`])).rows;
+        (await db.query<{ nspname: string; prosrc: string }>(`SELECT n.nspname, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname IN ($1, $2) ORDER BY n.nspname, p.proname`, [s, `${s}_logs`])).rows;
       const ours = await bodies();
       expect(ours.map((r) => r.nspname), 'append and append_many, record_batch').to.deep.equal([s, s, `${s}_logs`]);
       // What the code before versions does at its start: its own bodies, without looking at versions.
