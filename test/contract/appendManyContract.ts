@@ -8,18 +8,10 @@ import { expect } from 'chai';
 import { AppError } from '../../shared/errors.ts';
 import { WrongExpectedRevisionError, type EventData, type EventStore, type RecordedEvent, type Subscription } from '../../shared/eventStore/eventStore.ts';
 import { waitFor } from '../support/waitFor.ts';
+import { rejection } from '../support/rejection.ts';
 
 const ev = (type: string, data: Record<string, unknown> = {}): EventData => ({ type, data });
 const revisions = (events: RecordedEvent[]) => events.map((e) => e.revision);
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 export interface AppendManyContext {
   store(): EventStore;

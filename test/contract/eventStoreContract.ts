@@ -16,6 +16,7 @@ import {
 import { nth } from '../support/nth.ts';
 import { appendManyContract } from './appendManyContract.ts';
 import { waitFor } from '../support/waitFor.ts';
+import { rejection } from '../support/rejection.ts';
 
 const uid = () => randomBytes(6).toString('hex');
 const ev = (type: string, data: Record<string, unknown> = {}): EventData => ({ type, data });
@@ -27,15 +28,6 @@ function expectStrictlyIncreasing(positions: bigint[]) {
     if (previous === undefined) continue;
     expect(position > previous, `position ${position} after ${previous}`).to.equal(true);
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** `atomicAppendMany: false`: the adapter appends an appendMany stream by stream (EventStoreDB). */

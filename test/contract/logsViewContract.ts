@@ -11,6 +11,7 @@ import type { LogsQuery, LogsView, LogsViewOptions } from '../../services/logs/l
 import { T0, execution, failure } from '../unit/logs/executions.ts';
 import { LogsModel } from '../unit/logs/logsModel.ts';
 import { nth } from '../support/nth.ts';
+import { rejection } from '../support/rejection.ts';
 
 const DAY = 86_400n;
 const runIds = async (view: LogsView, q: Partial<LogsQuery> = {}) =>
@@ -18,15 +19,6 @@ const runIds = async (view: LogsView, q: Partial<LogsQuery> = {}) =>
 /** n executions of job 1, one a minute from T0, run ids r0..r(n-1). */
 const series = (n: number, from = 0) => Array.from({ length: n }, (_, i) => execution({ runId: `r${from + i}`, time: T0 + BigInt(60 * (from + i)) }));
 const all = (executions: ReturnType<typeof execution>[]) => executions.map((execution) => ({ execution }));
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 export interface LogsViewFixture {
   /** Opens a view on the store named `place` (another open of the same name sees the same data); a fresh one when absent. */
