@@ -9,6 +9,16 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
   beforeEach(async () => (w = await world()));
   afterEach(async () => w.close());
 
+  /** Job `id` every minute (http://one.test/) with its first run out ahead of its instant (5 s lead); the cancel notices heard. */
+  async function firstRunOutAhead(id: number) {
+    const notices: ReturnType<typeof decodeCancel>[] = [];
+    await w.bus.subscribe(RUN_CANCEL_SUBJECTS, (_s, data) => notices.push(decodeCancel(data)));
+    await w.append(id, jobCreated(id, T0, { expression: '* * * * *', url: 'http://one.test/' }));
+    await w.startPlanner({ leadMs: 5 * SECOND });
+    await w.advance(MINUTE - 5 * SECOND);
+    return notices;
+  }
+
   it('publishes leadMs early, carrying the real due instant and when it was planned', async () => {
     await w.append(1, jobCreated(1, T0, { expression: '* * * * *' }));
     await w.startPlanner({ leadMs: 2 * SECOND });
@@ -22,11 +32,7 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
   });
 
   it('sends a cancel notice when a job with runs out ahead changes, and re-publishes what is still due', async () => {
-    const notices: ReturnType<typeof decodeCancel>[] = [];
-    await w.bus.subscribe(RUN_CANCEL_SUBJECTS, (_s, data) => notices.push(decodeCancel(data)));
-    await w.append(2, jobCreated(2, T0, { expression: '* * * * *', url: 'http://one.test/' }));
-    await w.startPlanner({ leadMs: 5 * SECOND });
-    await w.advance(MINUTE - 5 * SECOND);
+    const notices = await firstRunOutAhead(2);
     expect(w.take().map((r) => r.run.target!.url)).to.deep.equal(['http://one.test/']);
 
     // Edited 3 s before the run: the run already out is stale; the edited one goes out anew.
@@ -54,11 +60,7 @@ describe('planner lead: runs go out ahead of their instant, a job change cancels
   });
 
   it('a change the planner applies only after the instant of a run out ahead (it lagged) still cancels that run and publishes it anew', async () => {
-    const notices: ReturnType<typeof decodeCancel>[] = [];
-    await w.bus.subscribe(RUN_CANCEL_SUBJECTS, (_s, data) => notices.push(decodeCancel(data)));
-    await w.append(3, jobCreated(3, T0, { expression: '* * * * *', url: 'http://one.test/' }));
-    await w.startPlanner({ leadMs: 5 * SECOND });
-    await w.advance(MINUTE - 5 * SECOND);
+    const notices = await firstRunOutAhead(3);
     expect(w.take().map((r) => [r.run.runId, r.run.target!.url])).to.deep.equal([[`3:${T0 + MINUTE}`, 'http://one.test/']]);
     // Edited 3 s before the run, acknowledged then; the planner hears of it 1 s after the run's instant.
     const edited = T0 + MINUTE - 3 * SECOND;
