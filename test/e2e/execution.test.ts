@@ -18,7 +18,7 @@ describe('running jobs end to end (embedded mode, real HTTP targets)', function 
   describe('on the real clock', function () {
     it('calls a job every second, with the X-Tock headers, and records each run in cron_logs', async () => {
       const target = await startTarget((req) => ({ body: `hello from ${req.url}` }));
-      const system = await startTestSystem({ env });
+      const system = await startTestSystem({ env: { ...env, TOCK_EXECUTOR_THREAD: 'on' } });
       try {
         const hits = () => target.received.filter((r) => r.url === '/every-second');
         const job: any = await ok(system.api.call('cron_add', { url: `${target.url}/every-second`, expression: '* * * * * *' }));

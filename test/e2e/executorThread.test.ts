@@ -11,7 +11,7 @@ describe('embedded executor thread', function () {
 
   it('runs the jobs off the main thread and, when the thread dies, a new one takes over without losing a run', async () => {
     const target = await startTarget();
-    const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+    const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_EXECUTOR_THREAD: 'on' } });
     try {
       // The thread ensures the topology too: it must not widen embedded mode's limits to the defaults.
       for (const name of ['RUNS', 'EXECUTIONS']) expect(system.bus.streamConfig(name)?.duplicateWindowMs, name).to.equal(EMBEDDED_TOPOLOGY.duplicateWindowMs);

@@ -14,7 +14,7 @@ describe(`every occurrence once: ${JOBS} jobs every second for ${SECONDS} s (emb
 
   it('delivers every occurrence to the target, once', async () => {
     const target = await startTargetProcess();
-    const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+    const system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_EXECUTOR_THREAD: 'on' } });
     try {
       const data = Array.from({ length: JOBS }, (_, i) => ({ url: `${target.url}/job/${i}`, expression: '* * * * * *', name: `tick ${i}` }));
       const jobs = await ok<any[]>(system.api.call('cron_batch_add', { data }));

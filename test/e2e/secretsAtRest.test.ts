@@ -41,7 +41,8 @@ describe('job secrets at rest (embedded mode, real HTTP target, executor thread)
 
   before(async () => {
     target = await startTarget();
-    system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
+    // The executor thread as deployed: the keys that open the secrets cross into it.
+    system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8', TOCK_EXECUTOR_THREAD: 'on' } });
     await system.bus.subscribe('tock.runs.due.>', (_subject, data) => dueRuns.push(Buffer.from(data)));
   });
   after(async () => {

@@ -15,10 +15,14 @@ export const TEST_TOKEN = 'TestToken0123456789abcdefghijklm';
 /**
  * Starts the embedded system on a temp data dir and port 0 (the operations port too: tests run in
  * parallel), with a known first token and no rate limit. Its log goes nowhere unless `log` is given.
+ * The executor runs on the main thread unless `env` asks for TOCK_EXECUTOR_THREAD=on: a thread
+ * boots a second copy of the modules, over a second of CPU per system, and most files' subject is
+ * not where the executor runs. The files about the run path as deployed (executorThread, onTime,
+ * execution, secretsAtRest, metrics) ask for the thread.
  */
 export async function startTestSystem(options: { dataDir?: string; env?: Record<string, string>; clock?: Clock; misfireMs?: number; log?: Logger } = {}) {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'tock-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN, TOCK_RATE_LIMIT: '0', LOG_LEVEL: 'silent', OPS_PORT: '0', ...options.env });
+  const config = loadConfig({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN, TOCK_RATE_LIMIT: '0', LOG_LEVEL: 'silent', OPS_PORT: '0', TOCK_EXECUTOR_THREAD: 'off', ...options.env });
   const system = await startEmbedded({ config, clock: options.clock, misfireMs: options.misfireMs, log: options.log ?? createLogger('test', {}, 'silent'), print: () => {} });
   const baseUrl = `http://127.0.0.1:${system.port}`;
   return {
