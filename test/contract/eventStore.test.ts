@@ -8,7 +8,6 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openEsdbEventStore } from '../../shared/eventStore/esdbEventStore.ts';
 import type { RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { openPostgresEventStore } from '../../shared/eventStore/postgresEventStore.ts';
@@ -16,9 +15,7 @@ import { openSqliteEventStore } from '../../shared/eventStore/sqliteEventStore.t
 import { dropSchema, POSTGRES_URL, requirePostgres, schemaName } from '../support/postgres.ts';
 import { eventStoreContract } from './eventStoreContract.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { spawnAppender } from './support/spawnAppender.ts';
-
-const OPENER = fileURLToPath(new URL('./support/sqliteOpener.ts', import.meta.url));
+import { spawnAppender, spawnOpener } from './support/spawnAppender.ts';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'tock-events-'));
 
@@ -84,13 +81,13 @@ describe('SQLite event store file shared by several store objects and processes'
   });
 
   it('opens one new file from several processes at once: none fails on the switch to WAL', async () => {
-    for (let round = 0; round < 3; round++) {
-      const file = join(dir, `fresh-${round}.db`);
-      const openers = Array.from({ length: 6 }, () => spawnAppender([file], OPENER));
-      children.push(...openers.map((o) => o.child));
-      await Promise.all(openers.map((o) => o.ready));
+    const files = [0, 1, 2].map((round) => join(dir, `fresh-${round}.db`));
+    const openers = Array.from({ length: 6 }, () => spawnOpener(files));
+    children.push(...openers.map((o) => o.child));
+    for (const [round, file] of files.entries()) {
+      await Promise.all(openers.map((o) => o.line('ready')));
       for (const o of openers) o.child.stdin.write('go\n');
-      await Promise.all(openers.map((o) => o.done));
+      await Promise.all(openers.map((o) => o.line('opened')));
       const store = openSqliteEventStore(file);
       const events: RecordedEvent[] = [];
       const all = store.subscribe({}, (e) => void events.push(e));
@@ -99,6 +96,7 @@ describe('SQLite event store file shared by several store objects and processes'
       await all.close();
       await store.close();
     }
+    expect(await Promise.all(openers.map((o) => o.exited))).to.deep.equal(openers.map(() => 0));
   });
 
   it('wakes subscriptions of another store object on the same file at once, without polling', async () => {
