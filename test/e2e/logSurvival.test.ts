@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { TEST_TOKEN } from '../support/embedded.ts';
 import { sampleSum } from '../support/metricsText.ts';
+import { serviceCommand } from '../support/build.ts';
 import { freePort } from '../support/processes.ts';
 import { waitFor } from '../support/waitFor.ts';
 
@@ -20,7 +21,7 @@ describe('a process whose log destination fails keeps serving', function () {
 
   async function start(stdout: 'pipe' | number, stderr: 'pipe' | number) {
     const [port, opsPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/embedded/main.ts'], {
+    const child = spawn(process.execPath, serviceCommand('embedded'), {
       env: { ...process.env, DATA_DIR: join(dataDir, String(port)), PORT: String(port), HOST: '127.0.0.1', OPS_PORT: String(opsPort), LOG_LEVEL: 'debug', TOCK_RATE_LIMIT: '0', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN },
       stdio: ['ignore', stdout, stderr],
     });

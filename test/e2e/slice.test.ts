@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient, ok } from '../support/api.ts';
+import { serviceCommand } from '../support/build.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
 
 describe('vertical slice: cron_add and cron_get through gateway -> gRPC -> jobs -> event store', () => {
@@ -92,7 +93,7 @@ describe('the start command (embedded mode as a real process)', function () {
   });
 
   it('fails fast with one line per bad setting', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/embedded/main.ts'], {
+    const child = spawn(process.execPath, serviceCommand('embedded'), {
       env: { ...process.env, DATA_DIR: dataDir, PORT: 'x', TOCK_BOOTSTRAP_TOKEN: TEST_TOKEN.slice(1) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
