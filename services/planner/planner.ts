@@ -5,20 +5,20 @@ import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
-import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
+import { slicedMap } from '../../shared/timeSlice.ts';
 import { CANCELS_STREAM, ensureTopology } from '../../shared/topology.ts';
 import { dueRunSubject } from '../../shared/subjects/planner.ts';
-import type { JobEvent } from '../../shared/job/index.ts';
+import type { CronJob, JobEvent } from '../../shared/job/index.ts';
 import { AccountSecrets } from './accountSecrets.ts';
 import { createCancelNotices } from './cancelNotices.ts';
-import { catchUp, type PlannedRun, type Watermark } from './catchUp.ts';
+import type { PlannedRun, Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
 import { encodeLater } from './dueRun.ts';
-import { DELAYED, entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
+import { entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
-import { owedAtStart } from './owedBeforeChange.ts';
-import type { CronJob } from '../../shared/job/index.ts';
 import { accountCalendar } from './calendar.ts';
+import { DueTimer } from './dueTimer.ts';
+import { startSweep } from './startSweep.ts';
 import { TimerHeap } from './timerHeap.ts';
 import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
 
@@ -43,9 +43,6 @@ export interface PlannerOptions {
   readiness?: Readiness;
 }
 
-/** Entries fired per macrotask when many fall due at once. */
-const DRAIN_CHUNK = 256;
-
 /**
  * The planner's loop: projects schedules from job events, keeps the next instant of every job in
  * a min-heap, wakes on its head (one clock timer, no polling tick), publishes each run as a
@@ -65,9 +62,7 @@ export class Planner {
   private accountPosition = -1n;
   /** Signing secrets per account, from the account events: every due run carries its account's. */
   readonly secrets = new AccountSecrets();
-  private live = false;
-  private wake: { at: number; cancel: () => void } | null = null;
-  private drainQueued = false;
+  private readonly timer: DueTimer;
   private watermarkTimer: (() => void) | null = null;
   private watermark: Watermark | null = null;
   private writing: Promise<void> | null = null;
@@ -79,12 +74,18 @@ export class Planner {
   private sweeping: Promise<void> | null = null;
   private readonly cancels: ReturnType<typeof createCancelNotices>;
 
+  /** Started and not stopped: events are planned as they come. */
+  private get live() {
+    return this.timer.live;
+  }
+
   constructor(private readonly options: PlannerOptions) {
     this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
     this.leadMs = Math.max(0, options.leadMs ?? 0);
     this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
     this.cancels = createCancelNotices(options);
+    this.timer = new DueTimer(this.heap, options.clock, (e, now) => fireEntry(this.firing, this.projection, e, now));
     this.firing = {
       misfireMs: this.misfireMs,
       leadMs: this.leadMs,
@@ -125,48 +126,27 @@ export class Planner {
     // take seconds); events that arrive meanwhile wait for it, then are planned as they come.
     let sweepDone!: () => void;
     this.sweeping = new Promise<void>((resolve) => (sweepDone = resolve));
-    const slice = timeSlicer();
-    const now = clock.now();
-    const entries: Entry[] = [];
-    let due = 0;
-    for (const plan of this.projection.plans.values()) {
-      await slice();
-      const c = catchUp(plan, watermark, now, this.misfireMs);
-      // An enable the last watermark does not cover: its skip record may not be out (its id makes a second one a no-op).
-      const skipped = watermark && this.projection.skippedSince(plan, watermark.position);
-      if (skipped) this.enqueue(plan, skipped);
-      for (const order of c.due) {
-        this.enqueue(plan, order);
-        due++;
-      }
-      for (const order of c.delayed) entries.push(this.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
-      for (const q of plan.queued ?? []) entries.push({ ...this.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
-      if (c.next !== null) entries.push(this.entry(plan, TICK, c.next, c.next));
-    }
-    // Runs owed by versions the jobs had while no planner ran (deleted jobs' too), as they were then.
-    for (const owed of this.projection.owed.values()) {
-      await slice();
-      for (const run of owedAtStart(owed, now, this.misfireMs)) {
-        this.enqueue(run, run.order);
-        due++;
-      }
-    }
-    this.projection.owed.clear();
+    const { entries, due } = await startSweep({
+      projection: this.projection,
+      watermark,
+      now: clock.now(),
+      misfireMs: this.misfireMs,
+      enqueue: (plan, order) => this.enqueue(plan, order),
+      entry: (plan, kind, at, occurrence) => this.entry(plan, kind, at, occurrence),
+    });
     this.projection.catchingUp = false;
     this.heap.pushAll(entries);
-    this.live = true;
+    this.timer.live = true;
     this.sweeping = null;
     sweepDone();
-    this.arm();
+    this.timer.arm();
     this.scheduleWatermark();
     log.info('planner started', { jobs: this.projection.size, rebuiltMs, catchUpRuns: due, watermark: watermark?.at ?? null, compileErrors: this.projection.compileErrors });
   }
 
   /** Stops. `flush` (default): waits for due runs to be acked and records a last watermark; false behaves like a crash. */
   async stop(options: { flush?: boolean } = {}) {
-    this.live = false;
-    this.wake?.cancel();
-    this.wake = null;
+    this.timer.stop();
     this.watermarkTimer?.();
     this.watermarkTimer = null;
     await this.supervisor?.stop();
@@ -184,12 +164,12 @@ export class Planner {
   async idle() {
     for (;;) {
       await new Promise((r) => setImmediate(r));
-      if (this.live && (this.drainQueued || this.hasDue())) {
-        this.arm();
+      if (this.live && this.timer.pending()) {
+        this.timer.arm();
         continue;
       }
       await this.dispatcher.idle();
-      if (!this.live || (!this.drainQueued && !this.hasDue())) return;
+      if (!this.live || !this.timer.pending()) return;
     }
   }
 
@@ -265,7 +245,7 @@ export class Planner {
       const next = nextTick(change.plan);
       if (next !== null) this.heap.push(this.entry(change.plan, TICK, next, next));
     }
-    this.arm();
+    this.timer.arm();
   }
 
   private entry(plan: JobPlan, kind: Entry['kind'], due: number, occurrence: number): Entry {
@@ -282,61 +262,6 @@ export class Planner {
     const until = this.ahead.get(jobId);
     this.ahead.delete(jobId);
     return until !== undefined && until > since;
-  }
-
-  private hasDue() {
-    const head = this.heap.peek();
-    return head !== undefined && head.at <= this.options.clock.now();
-  }
-
-  /** One timer, on the heap's head. A head already due is drained in a microtask (no clock advance needed). */
-  private arm() {
-    if (!this.live) return;
-    const head = this.heap.peek();
-    if (!head) return;
-    const { clock } = this.options;
-    if (head.at <= clock.now()) {
-      if (!this.drainQueued) {
-        this.drainQueued = true;
-        queueMicrotask(() => {
-          this.drainQueued = false;
-          this.drain();
-        });
-      }
-      return;
-    }
-    if (this.wake && this.wake.at <= head.at) return;
-    this.wake?.cancel();
-    const at = head.at;
-    this.wake = {
-      at,
-      cancel: clock.setTimer(at, () => {
-        if (this.wake?.at === at) this.wake = null;
-        this.drain();
-      }),
-    };
-  }
-
-  /**
-   * Fires everything due. At the top of a minute that is thousands of entries; they are taken in
-   * chunks with a macrotask break between, so the first ones are on the bus (and with the
-   * executors) while the rest are still being taken off the heap.
-   */
-  private drain() {
-    if (!this.live) return;
-    // Reading the clock again also covers a timer that fires a little early.
-    const now = this.options.clock.now();
-    let n = 0;
-    for (let e = this.heap.popDue(now); e; e = n < DRAIN_CHUNK ? this.heap.popDue(now) : undefined) {
-      fireEntry(this.firing, this.projection, e, now);
-      n++;
-    }
-    if (n < DRAIN_CHUNK) return this.arm();
-    this.drainQueued = true;
-    setImmediate(() => {
-      this.drainQueued = false;
-      this.drain();
-    });
   }
 
   /** `plan`: the job's plan, or an earlier version it owes a run from (owedBeforeChange.ts). */
