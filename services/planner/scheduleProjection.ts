@@ -1,11 +1,12 @@
 import { AppError } from '../../shared/errors.ts';
-import { SCHEDULE_SETTINGS, TARGET_SETTINGS, compactSettings, compileSchedule, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
-import { isSharable, type Schedule } from '../../shared/schedule/index.ts';
+import { SCHEDULE_SETTINGS, TARGET_SETTINGS, evolveJob, type CronJob, type JobEvent } from '../../shared/job/index.ts';
 import { AccountStatus } from './accountStatus.ts';
 import type { PlannedRun, Watermark } from './catchUp.ts';
+import { compactJob } from './compactJob.ts';
 import { skippedWhileDisabled } from './disabledRuns.ts';
-import { JobPlan, PrivateSchedule, isScheduled, occurrenceAfter, planFloor, remember, upcomingRuns, type QueuedRun } from './occurrences.ts';
+import { JobPlan, isScheduled, occurrenceAfter, planFloor, upcomingRuns, type QueuedRun } from './occurrences.ts';
 import { oweBeforeChange, type Owed } from './owedBeforeChange.ts';
+import { SharedSchedules } from './sharedSchedules.ts';
 
 export { JobPlan, type QueuedRun } from './occurrences.ts';
 
@@ -20,8 +21,6 @@ export type PlanChange =
   | { kind: 'removed'; jobId: number; at: number };
 
 const NONE: PlanChange = { kind: 'none' };
-/** Compiled schedules shared between jobs; cleared when it grows past this many. */
-const SHARED_LIMIT = 10_000;
 
 /**
  * The planner's schedule projection: for every live job, its folded state (with the shared job
@@ -35,10 +34,7 @@ export class ScheduleProjection {
   readonly plans = new Map<number, JobPlan>();
   /** Position of the last event applied. */
   position = -1n;
-  /** Schedules that failed to compile (never for events the jobs service validated). */
-  compileErrors = 0;
-  /** By (expression, zone, filter): the compiled schedule jobs share, or, for a private one (R), a template. */
-  private readonly shared = new Map<string, Schedule>();
+  private readonly schedules = new SharedSchedules();
   /** Which accounts are disabled (from the account events the planner applies with applyAccount). */
   readonly accounts = new AccountStatus();
   /** Each account's last disabled stretch, and the position of the event that ended it. */
@@ -63,6 +59,11 @@ export class ScheduleProjection {
     return this.plans.size;
   }
 
+  /** Schedules that failed to compile (never for events the jobs service validated). */
+  get compileErrors() {
+    return this.schedules.compileErrors;
+  }
+
   get(jobId: number): JobPlan | undefined {
     return this.plans.get(jobId);
   }
@@ -76,7 +77,7 @@ export class ScheduleProjection {
       const at = job.createdAt;
       // An account enabled again after this job's creation: its occurrences count from the enable.
       const since = Math.max(at, this.accounts.floorOf(job.accountId));
-      const plan = new JobPlan(job, this.compile(job), since, at, since, (this.plans.get(jobId)?.version ?? 0) + 1, null, fresh);
+      const plan = new JobPlan(job, this.schedules.compile(job), since, at, since, (this.plans.get(jobId)?.version ?? 0) + 1, null, fresh);
       const own = this.byAccount.get(job.accountId);
       if (own) own.push(jobId);
       else this.byAccount.set(job.accountId, [jobId]);
@@ -113,7 +114,7 @@ export class ScheduleProjection {
         }
         // A new schedule starts over from the edit: an interval's first run is the expression
         // applied to the edit time (docs/schedule.md), and the change takes effect for the next run.
-        plan.schedule = this.compile(plan.job);
+        plan.schedule = this.schedules.compile(plan.job);
         plan.anchor = at;
         return this.replan(plan, at, fresh, old);
       }
@@ -197,7 +198,7 @@ export class ScheduleProjection {
     const before = plan.job;
     plan.job = compactJob(evolveJob(before, event) as CronJob, event.type === 'JobEdited');
     if (event.type === 'JobEdited' && SCHEDULE_SETTINGS.some((f) => event.data.changes[f] !== undefined && event.data.changes[f] !== before.settings[f])) {
-      plan.schedule = this.compile(plan.job);
+      plan.schedule = this.schedules.compile(plan.job);
       plan.anchor = event.data.at;
     }
     return NONE;
@@ -243,58 +244,7 @@ export class ScheduleProjection {
     oweBeforeChange(old, this.watermark, at, owed);
     if (owed.count > 0) this.owed.set(jobId, owed);
   }
-
-  /** Compiles once per schedule change; jobs with the same schedule (and no R or H) share one. */
-  private compile(job: CronJob): Schedule | null {
-    const { expression, timezone, filter, dstGap, dstOverlap } = job.settings;
-    const key = `${expression}\u0000${timezone}\u0000${filter}\u0000${dstGap}\u0000${dstOverlap}`;
-    const hit = this.shared.get(key);
-    // A private schedule's text is known valid; its per-job tables are built when first used.
-    if (hit instanceof PrivateSchedule) return new PrivateSchedule(hit.kind, hit.expression, hit.timezone, hit.filter, job.id, hit.dst);
-    if (hit) return hit;
-    let schedule: Schedule;
-    try {
-      schedule = compileSchedule(job.settings, job.id);
-    } catch {
-      this.compileErrors++;
-      return null;
-    }
-    if (this.shared.size >= SHARED_LIMIT) this.shared.clear();
-    if (!isSharable(schedule)) {
-      const own = new PrivateSchedule(schedule.kind, schedule.expression, schedule.timezone, schedule.filter, job.id, schedule.dst);
-      this.shared.set(key, own);
-      remember(own, schedule);
-      return own;
-    }
-    this.shared.set(key, schedule);
-    return schedule;
-  }
 }
-
-/**
- * The folded state re-laid out as literals of one fixed shape. evolveJob builds its objects
- * with spreads, which V8 may store two to four times larger than a literal; at a million jobs
- * that is the difference between fitting and not.
- */
-function compactJob(j: CronJob, settingsChanged: boolean): CronJob {
-  const settings = settingsChanged ? compactSettings(j.settings) : j.settings;
-  return {
-    id: j.id,
-    accountId: j.accountId,
-    settings,
-    status: j.status,
-    fail: j.fail,
-    pausedUntil: j.pausedUntil,
-    createdAt: j.createdAt,
-    updatedAt: j.updatedAt,
-    deleted: j.deleted,
-    // Which executions were counted is the jobs service's business (de-duplicating outcomes);
-    // the planner never reads it, and 32 run ids per job would dwarf everything else kept here.
-    countedRuns: NO_RUNS,
-  };
-}
-
-const NO_RUNS: string[] = Object.freeze([]) as unknown as string[];
 
 /**
  * The next occurrence the live loop should wake for after `plan` was (re-)planned or its last
