@@ -28,7 +28,7 @@ export async function adminChannels(args: string[], io: Io): Promise<number> {
   }
   // Channels added here are sealed with the key the notifier uses (embedded mode's own in DATA_DIR).
   const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'notifier' }));
-  const store = openStore(config);
+  const store = await openStore(config);
   const { service: credentials } = loopbackCredentials();
   const server = await startChannelsService({
     store,

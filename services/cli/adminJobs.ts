@@ -29,7 +29,7 @@ export async function withAdminJobs(env: NodeJS.ProcessEnv, fn: (admin: AdminJob
   }
   // The same key as the server's (embedded mode's own in DATA_DIR), so what it writes is sealed alike.
   const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'jobs' }));
-  const store = openStore(config);
+  const store = await openStore(config);
   const credentials = loopbackCredentials();
   const server = await startJobsService({
     store,
