@@ -1,5 +1,4 @@
 import { pino, stdSerializers, type DestinationStream } from 'pino';
-import { logWriteErrors } from './metrics.ts';
 import { maskUrlsIn } from './urlCredentials.ts';
 
 /**
@@ -43,12 +42,16 @@ function scrub(value: unknown, depth = 0, seen = new Set<object>()): unknown {
   return out;
 }
 
+let writeErrors = 0;
+/** Writes of log lines (and of anything printed) that failed in this thread so far: tock_log_write_errors_total. */
+export const lostLogLines = () => writeErrors;
+
 // Someone else's write to a broken stdout/stderr (a printed line) must not crash us either.
 let guarded = false;
 function guardStdio() {
   if (guarded) return;
   guarded = true;
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => logWriteErrors.inc());
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => writeErrors++);
 }
 
 let shared: DestinationStream | undefined;
@@ -56,7 +59,7 @@ let shared: DestinationStream | undefined;
 function stdoutDestination(): DestinationStream {
   if (shared) return shared;
   const destination = pino.destination({ dest: 1, sync: false, minLength: 0, maxLength: 16 * 1024 * 1024 });
-  destination.on('error', () => logWriteErrors.inc());
+  destination.on('error', () => writeErrors++);
   return (shared = destination);
 }
 

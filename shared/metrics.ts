@@ -1,4 +1,5 @@
 import type { Bus } from './bus/bus.ts';
+import { lostLogLines } from './log.ts';
 import type { SkipReasonName } from './skipReasons.ts';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 
@@ -109,11 +110,21 @@ export const notifications = new Counter({
   registers: [registry],
 });
 
-/** Log lines the destination refused (disk full, closed pipe): the process goes on without them. */
-export const logWriteErrors = new Counter({
+/**
+ * Log lines the destination refused (disk full, closed pipe): the process goes on without them.
+ * Read from log.ts at scrape time, so logging does not load the metrics library (a CLI logs, and
+ * is never scraped).
+ */
+let logLinesCounted = 0;
+new Counter({
   name: 'tock_log_write_errors_total',
   help: 'Failed writes of log lines (destination full or closed); those lines are lost.',
   registers: [registry],
+  collect() {
+    const lost = lostLogLines();
+    this.inc(lost - logLinesCounted);
+    logLinesCounted = lost;
+  },
 });
 
 /** A value read at scrape time (nothing recorded on the hot path). */

@@ -2,10 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Config } from './config.ts';
 import { AppError } from './errors.ts';
-import { openEsdbEventStore } from './eventStore/esdbEventStore.ts';
 import type { EventStore } from './eventStore/eventStore.ts';
-import { openPostgresEventStore } from './eventStore/postgresEventStore.ts';
-import { migratePostgresEventStore } from './eventStore/postgresEventStoreSchema.ts';
 import { measuredEventStore } from './eventStore/measuredEventStore.ts';
 import { BUSY_TIMEOUT_MS, openSqliteEventStore } from './eventStore/sqliteEventStore.ts';
 import { migrateSqliteEventStore } from './eventStore/sqliteEventStoreSchema.ts';
@@ -36,14 +33,17 @@ export function describeStore(config: StoreConfig): string {
  * DATA_DIR (safe across processes on one machine). EventStoreDB credentials and TLS settings come
  * from the URL (`esdb://user:pass@host:2113?tls=true&tlsCAFile=/path/ca.crt`).
  */
-export function openStore(config: StoreConfig): EventStore {
-  return measuredEventStore(openAdapter(config));
+export async function openStore(config: StoreConfig): Promise<EventStore> {
+  return measuredEventStore(await openAdapter(config));
 }
 
-function openAdapter(config: StoreConfig): EventStore {
+// The PostgreSQL and EventStoreDB adapters are imported only when chosen: their drivers are much
+// of a process's start-up, and every process (each service, each CLI command) would pay for both.
+async function openAdapter(config: StoreConfig): Promise<EventStore> {
   const url = eventStoreUrl(config);
-  if (url && isPostgres(url)) return openPostgresEventStore(url);
+  if (url && isPostgres(url)) return (await import('./eventStore/postgresEventStore.ts')).openPostgresEventStore(url);
   if (url) {
+    const { openEsdbEventStore } = await import('./eventStore/esdbEventStore.ts');
     try {
       return openEsdbEventStore(url);
     } catch (error) {
@@ -62,7 +62,7 @@ function openAdapter(config: StoreConfig): EventStore {
  */
 export async function migrateStore(config: StoreConfig): Promise<MigrationResult | undefined> {
   const url = eventStoreUrl(config);
-  if (url && isPostgres(url)) return migratePostgresEventStore(url);
+  if (url && isPostgres(url)) return (await import('./eventStore/postgresEventStoreSchema.ts')).migratePostgresEventStore(url);
   if (url) return undefined;
   mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   return migrateSqliteEventStore(join(config.DATA_DIR, 'events.db'), BUSY_TIMEOUT_MS);

@@ -1,13 +1,9 @@
-import { systemClock } from '../../shared/clock.ts';
-import { loadConfigOrExit, smtpSettings } from '../../shared/config.ts';
-import { secretBox } from '../../shared/crypto/envelope.ts';
-import { loadKeyringOrExit } from '../../shared/crypto/loadKeyring.ts';
+import { loadConfigOrExit } from '../../shared/config.ts';
 import { NotifierService } from '../../shared/gen/tock/v1/notifier_pb.ts';
 import { createClient } from '../../shared/grpc/bridge.ts';
-import { grpcCredentialsOrExit, loopbackCredentials } from '../../shared/grpc/grpcSecurity.ts';
+import type { GrpcCredentials } from '../../shared/grpc/grpcAuth.ts';
+import { grpcCredentialsOrExit } from '../../shared/grpc/grpcSecurity.ts';
 import { createLogger } from '../../shared/log.ts';
-import { eventStoreUrl, openStore } from '../../shared/openStore.ts';
-import { startChannelsService } from '../notifier/service.ts';
 import { channelsCommand } from './channelsCommand.ts';
 import type { Io } from './io.ts';
 
@@ -18,36 +14,20 @@ import type { Io } from './io.ts';
 export async function adminChannels(args: string[], io: Io): Promise<number> {
   const config = loadConfigOrExit(io.env);
   const log = createLogger('cli', {}, 'warn');
-  if (config.NOTIFIER_ADDR) {
-    const notifier = createClient(NotifierService, config.NOTIFIER_ADDR, grpcCredentialsOrExit(config, 'service', log));
+  const run = async (address: string, credentials: GrpcCredentials) => {
+    const notifier = createClient(NotifierService, address, credentials);
     try {
       return await channelsCommand(args, notifier, io.out, io.err);
     } finally {
       notifier.close();
     }
-  }
-  // Channels added here are sealed with the key the notifier uses (embedded mode's own in DATA_DIR).
-  const secrets = secretBox(loadKeyringOrExit(config, { generateIn: eventStoreUrl(config) ? undefined : config.DATA_DIR, service: 'notifier' }));
-  const store = openStore(config);
-  const { service: credentials } = loopbackCredentials();
-  const server = await startChannelsService({
-    store,
-    secrets,
-    clock: systemClock,
-    log,
-    address: '127.0.0.1:0',
-    credentials,
-    allowNetworks: config.TOCK_ALLOW_NETWORKS,
-    smtp: smtpSettings(config),
-    publicUrl: config.TOCK_PUBLIC_URL,
-    telegramApi: config.TOCK_TELEGRAM_API,
-  });
-  const notifier = createClient(NotifierService, server.addresses.grpc, credentials);
+  };
+  if (config.NOTIFIER_ADDR) return run(config.NOTIFIER_ADDR, grpcCredentialsOrExit(config, 'service', log));
+  // Imported only here: a CLI that talks to a running notifier loads no store, key or notifier.
+  const served = await (await import('./inProcessChannels.ts')).serveChannelsInProcess(config, log);
   try {
-    return await channelsCommand(args, notifier, io.out, io.err);
+    return await run(served.address, served.credentials);
   } finally {
-    notifier.close();
-    await server.stop();
-    await store.close();
+    await served.stop();
   }
 }

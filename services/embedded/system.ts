@@ -48,7 +48,7 @@ export async function startEmbedded(options: EmbeddedOptions) {
   const clock = options.clock ?? systemClock;
   const log = options.log ?? createLogger('tock', {}, config.LOG_LEVEL);
   const print = options.print ?? ((line: string) => process.stdout.write(line + '\n'));
-  const store = openStore(config);
+  const store = await openStore(config);
   // Job and channel secrets are sealed at rest; with no key configured, embedded mode keeps its own in DATA_DIR.
   const keyring = loadKeyring(config, { generateIn: config.DATA_DIR });
   const secrets = secretBox(keyring);

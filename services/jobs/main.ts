@@ -23,7 +23,7 @@ const secrets = secretBox(loadKeyringOrExit(config, { service: 'jobs' }));
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 const adminCredentials = grpcCredentialsOrExit(config, 'admin', log);
 await migrateStoreOrExit(config, log);
-const store = openStore(config);
+const store = await openStore(config);
 const readiness = createReadiness(log);
 const unwatchStore = watchStore(store, readiness);
 // Without a bus the service still serves every command; it just cannot count execution outcomes.

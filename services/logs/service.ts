@@ -13,8 +13,6 @@ import { CONSUMERS, ensureTopology } from '../../shared/topology.ts';
 import { logsGrpcImpl } from './grpcServer.ts';
 import type { LogsView, LogsViewOptions } from './logsView.ts';
 import type { MigrationResult } from '../../shared/schemaVersions.ts';
-import { migratePostgresLogsView } from './postgresLogsSchema.ts';
-import { openPostgresLogsView } from './postgresLogsView.ts';
 import { createRecorder } from './recorder.ts';
 import { migrateSqliteLogsView, openSqliteLogsView } from './sqliteLogsView.ts';
 
@@ -54,8 +52,10 @@ const DURABLE_KEY = 'durable';
 const durableOf = (view: LogsView): Promise<string> =>
   view.claimMeta(DURABLE_KEY, `${CONSUMERS.logs.durable}-${randomBytes(8).toString('hex')}`);
 
-function openView(options: LogsServiceOptions): LogsView {
-  if (options.dbUrl) return openPostgresLogsView(options.dbUrl, options);
+// The PostgreSQL adapter (and its driver) is imported only when chosen: a logs service on SQLite
+// never loads it.
+async function openView(options: LogsServiceOptions): Promise<LogsView> {
+  if (options.dbUrl) return (await import('./postgresLogsView.ts')).openPostgresLogsView(options.dbUrl, options);
   const path = options.dbPath ?? ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   return openSqliteLogsView(path, options);
@@ -67,7 +67,7 @@ function openView(options: LogsServiceOptions): LogsView {
  * migrated it. Undefined for an in-memory file, which has nothing to migrate.
  */
 export async function migrateLogsDatabase(options: Pick<LogsServiceOptions, 'dbUrl' | 'dbPath'>): Promise<MigrationResult | undefined> {
-  if (options.dbUrl) return migratePostgresLogsView(options.dbUrl);
+  if (options.dbUrl) return (await import('./postgresLogsSchema.ts')).migratePostgresLogsView(options.dbUrl);
   const path = options.dbPath ?? ':memory:';
   return path === ':memory:' ? undefined : migrateSqliteLogsView(path);
 }
@@ -78,7 +78,7 @@ export async function startLogsService(options: LogsServiceOptions): Promise<Log
   // Before anything else: a database a newer Tock migrated stops the start here, untouched.
   const migrated = await migrateLogsDatabase(options);
   if (migrated && migrated.from !== migrated.to) log.info('logs read model schema migrated', { from: migrated.from, to: migrated.to, adopted: migrated.adopted });
-  const view = openView(options);
+  const view = await openView(options);
   const server = createGrpcServer(options.credentials ?? {});
   let consumer: Consumer | undefined;
   try {

@@ -33,7 +33,7 @@ const bus = await connectNatsBus(config.NATS_URL, { name: 'tock-notifier', readi
   process.exit(1);
 });
 await migrateStoreOrExit(config, log);
-const store = openStore(config);
+const store = await openStore(config);
 // Deliveries are claimed and recorded in the store: unready while it refuses writes.
 const unwatchStore = watchStore(store, readiness);
 const notifier = await startNotifierService({

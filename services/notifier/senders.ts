@@ -1,20 +1,11 @@
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
-import { Agent, request } from 'undici';
 import { createEgressGuard, isEgressRefused, type EgressRefusedError } from '../../shared/egressGuard.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import { emailMessage, httpMessage, LINKED_JOBS, webhookSecrets, type ActionLinks, type Channel, type MessageContext, type Trigger } from '../../shared/notify/index.ts';
 import { openChannel } from '../../shared/notify/channelSecrets.ts';
+import type { EmailSender, SmtpSettings } from './emailSender.ts';
 
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  /** implicit: TLS from the first byte (465); starttls: must upgrade; opportunistic: upgrade when offered; off: never. */
-  tls: 'implicit' | 'starttls' | 'opportunistic' | 'off';
-  user?: string;
-  password?: string;
-  from: string;
-}
+export type { SmtpSettings } from './emailSender.ts';
 
 export interface SendOutcome {
   ok: boolean;
@@ -79,34 +70,35 @@ const refusedOutcome = (error: EgressRefusedError): SendOutcome => ({
   detail: error.detail,
 });
 
+/** `make` run once, on the first `get`; `made` is what it gave, if it ran (for closing). */
+function onFirstUse<T>(make: () => Promise<T>) {
+  let made: Promise<T> | undefined;
+  return { get: () => (made ??= make()), made: () => made };
+}
+
 /**
  * Sends one channel's message: email over the operator's SMTP server (nodemailer), everything
  * else as an HTTP POST behind the same egress guard as job calls (private, loopback and metadata
  * addresses refused unless TOCK_ALLOW_NETWORKS opens them), never following redirects.
+ * Each transport's library is loaded on its first message: many notifiers never send email,
+ * and a CLI that only lists channels sends nothing.
  */
 export function createSenders(options: SendersOptions): Senders {
   const guard = createEgressGuard(options.allowNetworks);
   const timeout = options.timeoutMs ?? 15_000;
-  const agent = new Agent({ connect: { lookup: guard.lookup, timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+  const http = onFirstUse(async () => {
+    const { Agent, request } = await import('undici');
+    const agent = new Agent({ connect: { lookup: guard.lookup, timeout }, headersTimeout: timeout, bodyTimeout: timeout });
+    return { agent, request };
+  });
   const smtp = options.smtp;
-  const mailer = smtp
-    ? nodemailer.createTransport({
-        host: smtp.host,
-        port: smtp.port,
-        secure: smtp.tls === 'implicit',
-        requireTLS: smtp.tls === 'starttls',
-        ignoreTLS: smtp.tls === 'off',
-        auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
-        connectionTimeout: timeout,
-        socketTimeout: timeout,
-      })
-    : null;
+  const mailer = smtp && onFirstUse<EmailSender>(async () => (await import('./emailSender.ts')).createEmailSender(smtp, timeout));
 
   const sendEmail = async (channel: Channel, triggers: Trigger[], ctx: MessageContext): Promise<SendOutcome> => {
-    if (!mailer || !smtp) return { ok: false, error: 'email is not configured on this server (SMTP_HOST is not set)', retryAfterMs: null };
+    if (!mailer) return { ok: false, error: 'email is not configured on this server (SMTP_HOST is not set)', retryAfterMs: null };
     const message = emailMessage(triggers, ctx);
     try {
-      await mailer.sendMail({ from: smtp.from, to: channel.address.email, subject: message.subject, text: message.text, html: message.html });
+      await (await mailer.get()).send({ to: channel.address.email ?? '', subject: message.subject, text: message.text, html: message.html });
       return { ok: true, error: '', retryAfterMs: null };
     } catch (error) {
       const e = error as { responseCode?: number; message?: string };
@@ -121,6 +113,7 @@ export function createSenders(options: SendersOptions): Senders {
     const refused = isIP(host) ? guard.refusal(host) : null;
     if (refused) return refusedOutcome(refused);
     try {
+      const { agent, request } = await http.get();
       const response = await request(message.url, { method: 'POST', headers: { 'user-agent': 'Tock-Notifier/1.0', ...message.headers }, body: message.body, dispatcher: agent });
       const text = await response.body.text().catch(() => '');
       if (response.statusCode >= 200 && response.statusCode < 300) return { ok: true, error: '', retryAfterMs: null };
@@ -145,8 +138,9 @@ export function createSenders(options: SendersOptions): Senders {
       return channel.type === 'email' ? sendEmail(channel, triggers, ctx) : sendHttp(channel, triggers, ctx);
     },
     async close() {
-      mailer?.close();
-      await agent.close();
+      // A library that failed to load has nothing to close.
+      await mailer?.made()?.then((m) => m.close(), () => undefined);
+      await http.made()?.then(({ agent }) => agent.close(), () => undefined);
     },
   };
 }

@@ -22,7 +22,7 @@ if (!config.NATS_URL) {
 const log = createLogger('planner', {}, config.LOG_LEVEL);
 const credentials = grpcCredentialsOrExit(config, 'service', log);
 await migrateStoreOrExit(config, log);
-const store = openStore(config);
+const store = await openStore(config);
 const readiness = createReadiness(log);
 const unwatchStore = watchStore(store, readiness);
 let bus: Bus;

@@ -24,7 +24,7 @@ const SUCCESSES = 20_000;
 const BURST = 500;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-bench-'));
-const store = openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
+const store = await openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
 const bus = createInProcessBus();
 await ensureTopology(bus);
 

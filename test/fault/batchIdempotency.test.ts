@@ -76,7 +76,7 @@ describe('cron_batch_add when the event store fails part way (real SQLite, gRPC,
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tock-batch-fault-'));
-    store = failingOnNthAppend(openStore({ DATA_DIR: dataDir, ESDB_URL: undefined, EVENTSTORE_URL: undefined }));
+    store = failingOnNthAppend(await openStore({ DATA_DIR: dataDir, ESDB_URL: undefined, EVENTSTORE_URL: undefined }));
     const credentials = loopbackCredentials();
     jobs = await startJobsService({
       store,

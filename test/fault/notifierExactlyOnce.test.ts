@@ -61,7 +61,7 @@ describe('notifier exactly once under kill -9, with a second replica (NATS, SQLi
 
   it('kill -9 while messages are due, restart plus a second replica: each account gets its one message, once', async () => {
     receiver = await startReceiver();
-    const store = openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
+    const store = await openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
     const bus = await connectNatsBus(nats.url, { name: 'notifier-fault-test' });
     await ensureTopology(bus);
     const port1 = await freePort();

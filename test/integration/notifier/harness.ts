@@ -68,7 +68,7 @@ export async function execute(bus: ReturnType<typeof createInProcessBus>, jobId:
 export async function startHarness(options: Partial<NotifierOptions> & { seed?: (store: EventStore) => Promise<void>; startAt?: number } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-notifier-'));
   const clock = new FakeClock(options.startAt ?? T0);
-  const store = openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
+  const store = await openStore({ DATA_DIR: dataDir, EVENTSTORE_URL: undefined, ESDB_URL: undefined });
   await options.seed?.(store);
   const bus = createInProcessBus({ clock });
   await ensureTopology(bus);
