@@ -2,7 +2,7 @@ import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
 import { supervise, type Supervisor } from '../../shared/supervise.ts';
-import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { categoryOf, streamIdOf, type EventStore, type RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import {
   BATCH_CATEGORY,
   DELIVERY_CATEGORY,
@@ -90,9 +90,8 @@ export class NotifierView {
   }
 
   apply(event: RecordedEvent) {
-    const dash = event.stream.indexOf('-');
-    const category = event.stream.slice(0, dash);
-    const key = event.stream.slice(dash + 1);
+    const category = categoryOf(event.stream);
+    const key = streamIdOf(event.stream);
     switch (category) {
       case 'cronjob': {
         const job = evolveJobRecord(this.jobs.get(Number(key)), event.type, event.data);

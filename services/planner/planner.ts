@@ -1,6 +1,6 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import type { EventStore, RecordedEvent } from '../../shared/eventStore/eventStore.ts';
+import { streamIdOf, type EventStore, type RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
 import type { Readiness } from '../../shared/readiness.ts';
@@ -202,7 +202,7 @@ export class Planner {
   private onEvent(event: RecordedEvent): void | Promise<void> {
     // The subscription waits for the returned promise, so events keep their order.
     if (this.sweeping) return this.sweeping.then(() => this.onEvent(event));
-    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    const id = Number(streamIdOf(event.stream));
     if (!Number.isSafeInteger(id)) return;
     const change = this.projection.apply(id, { type: event.type, data: event.data as unknown } as JobEvent, event.position);
     if (this.live) this.replan(change);
@@ -210,7 +210,7 @@ export class Planner {
 
   private onAccountEvent(event: RecordedEvent): void | Promise<void> {
     this.accountPosition = event.position;
-    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    const id = Number(streamIdOf(event.stream));
     if (Number.isSafeInteger(id)) this.secrets.apply(id, { type: event.type, data: event.data as { signingSecret?: string; at: number } });
     return this.onAccountStatus(event);
   }
@@ -218,7 +218,7 @@ export class Planner {
   private onAccountStatus(event: RecordedEvent): void | Promise<void> {
     if (event.type !== 'AccountDisabled' && event.type !== 'AccountEnabled') return;
     if (this.sweeping) return this.sweeping.then(() => this.onAccountStatus(event));
-    const id = Number(event.stream.slice(event.stream.indexOf('-') + 1));
+    const id = Number(streamIdOf(event.stream));
     if (!Number.isSafeInteger(id)) return;
     const changes = this.projection.applyAccount(id, event, event.position);
     if (this.live) for (const change of changes) this.replan(change);
