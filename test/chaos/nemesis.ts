@@ -6,6 +6,7 @@
 import type { Cluster } from './cluster.ts';
 import { INSTANCES, linksOf } from './cluster.ts';
 import type { Fault, FaultKind } from './history.ts';
+import { sleep } from '../support/waitFor.ts';
 
 /** mulberry32: a small, well-known seeded generator (a run is repeated by its seed). */
 export function seeded(seed: number): () => number {
@@ -19,7 +20,6 @@ export function seeded(seed: number): () => number {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const KINDS: [FaultKind, number][] = [['kill', 4], ['pause', 3], ['partition', 3], ['nats-restart', 1], ['postgres-restart', 1]];
 
 export function createNemesis(cluster: Cluster, random: () => number, print: (line: string) => void) {

@@ -16,6 +16,7 @@ import { startCluster, STORE_SCHEMA } from './cluster.ts';
 import type { Delivery, FinalJob, History, LogResult, StoreEvent } from './history.ts';
 import { createNemesis, seeded } from './nemesis.ts';
 import { chaosApi, createEditor, startChaosTarget } from './workload.ts';
+import { sleep } from '../support/waitFor.ts';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '3' }, seed: { type: 'string' }, keep: { type: 'boolean', default: false }, quiet: { type: 'string', default: '45' } } });
 const minutes = Number(values.minutes);
@@ -27,7 +28,6 @@ console.log(`chaos run: seed ${seed}, ${minutes} min of faults (repeat with: npm
 
 const dir = mkdtempSync(join(tmpdir(), `tock-chaos-${seed}-`));
 const random = seeded(seed);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let failed = true;
 const cluster = await startCluster(dir);
 const target = await startChaosTarget();

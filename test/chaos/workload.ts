@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import type { Envelope } from '../support/api.ts';
 import type { Arrival, JobState, Op, OpKind } from './history.ts';
 import { ABSENT } from './history.ts';
+import { sleep } from '../support/waitFor.ts';
 
 const SCHEDULES = ['* * * * * *', '*/2 * * * * *', '*/3 * * * * *'];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The recording target (targetProcess.ts) in its own process. */
 export async function startChaosTarget() {

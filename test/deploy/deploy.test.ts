@@ -9,7 +9,7 @@ import { startPeer, type Peer } from './peers.ts';
 import { attempt, podman, PODMAN } from './podman.ts';
 import { execCommands, exporterCommands } from './readme.ts';
 import { exactlyOnceDuring, type Tally, upgradeOrder } from './rollout.ts';
-import { waitFor } from './wait.ts';
+import { SLOWLY, waitFor } from '../support/waitFor.ts';
 
 /**
  * `npm run test:deploy`: deploy/k8s run as containers, as an operator following deploy/README.md
@@ -138,11 +138,11 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
 
     it('a job added through the gateway Service calls the target every second, and each run is in cron_logs', async () => {
       const job = await api('cron_add', { url: `${target.url}/ok`, expression: '* * * * * *', name: 'deploy test' });
-      await waitFor(async () => (await target.received()).filter((r) => r.url === '/ok').length >= 3, 90_000, 'three calls on the target');
+      await waitFor(async () => (await target.received()).filter((r) => r.url === '/ok').length >= 3, 'three calls on the target', 90_000, SLOWLY);
       const logs: any[] = await waitFor(async () => {
         const list = await api('cron_logs', { id: job.id });
         return list.length >= 2 && list;
-      }, 60_000, 'two executions in cron_logs');
+      }, 'two executions in cron_logs', 60_000, SLOWLY);
       const called = new Set((await target.received()).filter((r) => r.url === '/ok').map((r) => Number(r.headers['x-tock-scheduled-time'])));
       for (const { result } of logs) {
         expect(result).to.include({ status: 0, httpStatus: 200, output: 'ok' });
@@ -156,7 +156,7 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       await api('channel_add', { type: 'webhook', url: `${webhook.url}/hook/deploy` });
       const job = await api('cron_add', { url: `${target.url}/fail`, expression: 'manual', name: 'fails' });
       await api('cron_run', { id: job.id });
-      const hook = await waitFor(async () => (await webhook.received()).find((r) => r.url === '/hook/deploy'), 90_000, 'the notification on the webhook');
+      const hook = await waitFor(async () => (await webhook.received()).find((r) => r.url === '/hook/deploy'), 'the notification on the webhook', 90_000, SLOWLY);
       expect(hook.body).to.include('fails');
       expect(hook.headers['x-tock-signature']).to.match(/^t=\d+,v1=[0-9a-f]{64}$/);
     });
@@ -208,7 +208,7 @@ describe('deployment: deploy/k8s run as containers with podman (npm run test:dep
       const metrics = await waitFor(async () => {
         const text = await (await fetch(`http://${ip}:${port}/metrics`)).text();
         return /^pg_up 1$/m.test(text) && text;
-      }, 90_000, 'pg_up 1 on the exporter');
+      }, 'pg_up 1 on the exporter', 90_000, SLOWLY);
       expect(metrics).to.match(/^pg_stat_database_\w+\{[^}]*datname="tock"/m);
       const role = await podman(['exec', cluster.execTarget('postgres'), 'psql', '-U', 'tock', '-d', 'tock', '-tAc',
         "SELECT rolsuper, pg_has_role('tock_monitor', 'pg_monitor', 'member'), (SELECT count(*) FROM information_schema.role_table_grants WHERE grantee = 'tock_monitor') FROM pg_roles WHERE rolname = 'tock_monitor'"]);

@@ -8,7 +8,7 @@ import { loadAll } from 'js-yaml';
 import type { Cluster } from './cluster.ts';
 import type { Obj, Store } from './kubelet.ts';
 import { PODMAN, sh } from './podman.ts';
-import { sleep } from './wait.ts';
+import { sleep } from '../support/waitFor.ts';
 import { kubectlShim, readReadme, secretCommands, type Store as EventStore } from './readme.ts';
 
 export const ROOT = resolve(import.meta.dirname, '../..');

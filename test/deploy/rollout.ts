@@ -4,7 +4,7 @@
  */
 import type { Api } from './harness.ts';
 import type { Peer } from './peers.ts';
-import { sleep, waitFor } from './wait.ts';
+import { sleep, SLOWLY, waitFor } from '../support/waitFor.ts';
 
 export interface Tally {
   first: number;
@@ -70,7 +70,7 @@ export function upgradeOrder(markdown: string, deployments: string[]): RollStep[
 export async function exactlyOnceDuring(api: Api, target: Peer, path: string, during: () => Promise<void>): Promise<Tally> {
   const job = await api('cron_add', { url: `${target.url}${path}`, expression: '* * * * * *', name: path });
   const called = async () => (await target.received()).filter((r) => r.url === path).map((r) => Number(r.headers['x-tock-scheduled-time']));
-  await waitFor(async () => (await called()).length > 0, 90_000, `the first call of ${path}`);
+  await waitFor(async () => (await called()).length > 0, `the first call of ${path}`, 90_000, SLOWLY);
   const first = Math.ceil(Date.now() / 1000) + 1;
   await during();
   const ended = Date.now();
@@ -80,7 +80,7 @@ export async function exactlyOnceDuring(api: Api, target: Peer, path: string, du
   await sleep(Math.max((last + 2) * 1000, ended + 10_000) - Date.now());
   const complete = async (times: () => Promise<number[]>) => {
     let seen: number[] = [];
-    await waitFor(async () => tally((seen = await times()), [], first, last).lost.length === 0, 60_000, 'every second of the window').catch(() => undefined);
+    await waitFor(async () => tally((seen = await times()), [], first, last).lost.length === 0, 'every second of the window', 60_000, SLOWLY).catch(() => undefined);
     return seen;
   };
   const calls = await complete(called);
