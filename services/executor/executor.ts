@@ -94,13 +94,14 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     }
     // A redelivery while this replica still handles the run (it was starved past the ack wait):
     // wait for that attempt and settle this delivery from its outcome instead of calling again.
+    // In line before waiting: a third delivery then waits for the second, not with it.
     const id = attemptId(run);
     const earlier = handling.get(id);
-    if (earlier) await earlier;
     let finished!: () => void;
     const handled = new Promise<void>((resolve) => (finished = resolve));
     handling.set(id, handled);
     try {
+      if (earlier) await earlier;
       await settleRun(msg, run as TargetedRun);
     } finally {
       if (handling.get(id) === handled) handling.delete(id);
@@ -116,12 +117,18 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
       await testCall(msg).catch((error: unknown) => log.warn('test call not answered', { subject: msg.subject, error }));
       return;
     }
+    // Held from its arrival, not from its turn: under load a run may wait in the arrivals queue,
+    // or behind an earlier delivery of itself, for a good part of its ack wait.
+    held.hold(msg);
     try {
       await arrivals.run(() => handle(msg));
     } catch (error) {
       // The bus or the lease store failed, not the target: let another attempt (or replica) take it.
       log.error('run failed to complete; will be redelivered', { subject: msg.subject, error });
-      msg.nak(1000);
+      // Unless the bus may have handed it on already: then it is the other replica's.
+      if (!held.lapsed(msg)) msg.nak(1000);
+    } finally {
+      held.release(msg);
     }
   });
   return {

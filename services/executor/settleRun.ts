@@ -67,6 +67,18 @@ export function createSettleRun(deps: SettleRunDeps) {
     await executions.publish(run, failedExecution(run, serverName, clock.now(), `job secrets: ${error.message}`));
   };
 
+  // One line a second at most (`runs`: how many since the last line): a starved executor lapses
+  // the runs of a whole instant together.
+  let lapsedLogged = 0;
+  let lapsedSince = 0;
+  const lapsedRun = (run: DueRun) => {
+    lapsedSince++;
+    if (Date.now() - lapsedLogged < 1000) return;
+    log.warn('runs not called: held past their ack wait (this executor was starved), the bus redelivers them', { runs: lapsedSince, runId: attemptId(run) });
+    lapsedLogged = Date.now();
+    lapsedSince = 0;
+  };
+
   return async function settleRun(msg: BusMessage, run: TargetedRun): Promise<void> {
     const known = executions.calledBefore(run);
     if (known !== undefined) {
@@ -133,7 +145,13 @@ export function createSettleRun(deps: SettleRunDeps) {
             // A run past its account's share was not built ahead: built now it has a slot.
             spec ??= prepare(run);
             if (spec instanceof EnvelopeError) await secretsFailed(run, spec);
-            else {
+            else if (held.lapsed(msg)) {
+              // Starved past its ack wait before its call: the bus may have given the run to
+              // another replica, which calls it. Neither call nor ack here: the message is that
+              // replica's, or comes back (here or elsewhere) at the end of its ack wait.
+              lapsedRun(run);
+              return;
+            } else {
               const result = await calls.during(msg, caller.call(spec));
               // Cut short at a stop's drain limit: the replica that took the run over records it.
               if (calls.handedBack(msg)) return;

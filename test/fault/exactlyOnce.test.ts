@@ -35,7 +35,9 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
     const ready = READY[name];
     if (!ready) throw new Error(`no readiness line known for ${name}`);
     const user = name === 'gateway' ? {} : nats.envOf(name as NatsUser);
-    running.set(key, await startService(name, { ...env, ...user, TOCK_SERVER_NAME: key, ...extra }, ready, 120_000));
+    // An executor's public URL is in the User-Agent of its calls: the target tells who made each.
+    const named: Record<string, string> = name === 'executor' ? { TOCK_PUBLIC_URL: `https://${key}.example` } : {};
+    running.set(key, await startService(name, { ...env, ...user, TOCK_SERVER_NAME: key, ...named, ...extra }, ready, 120_000));
   };
   const crash = async (key: string) => {
     await running.get(key)!.kill('SIGKILL');
@@ -142,6 +144,12 @@ describe(`exactly once under kill -9, then rebuilt read models: ${JOBS} jobs eve
           return deltas.reduce((a, b) => (Math.abs(b) < Math.abs(a) ? b : a));
         });
         console.log(`      doubled occurrences, first call's arrival minus the nearest executor death (ms): ${[...new Set(offsets)].sort((a, b) => a - b).join(', ')}`);
+        // Which executor made each call, and when (from the first second): two live executors
+        // calling one run is a lost hold; one executor twice, its own redelivery.
+        const caller = (a: Arrival) => /\+https:\/\/([\w-]+)\.example/.exec(a.userAgent ?? '')?.[1] ?? '?';
+        const calls = (k: string) => inWindow.filter((a) => `${a.url}@${a.scheduled}` === k).sort((x, y) => x.at - y.at).map((a) => `${caller(a)} +${((a.at - first * 1000) / 1000).toFixed(2)}s`);
+        console.log(`      timeline: ${timeline.join('; ')}; executor deaths at ${executorDeaths.map((d) => `+${((d - first * 1000) / 1000).toFixed(2)}s`).join(', ')}`);
+        for (const k of unexplained.slice(0, 10)) console.log(`      ${k}: ${calls(k).join(', ')}`);
       }
       expect(missing, 'occurrences lost').to.equal(0);
       expect(unexplained, 'duplicates away from any executor death').to.deep.equal([]);

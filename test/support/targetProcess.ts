@@ -6,6 +6,8 @@ export interface Arrival {
   at: number;
   scheduled: string;
   runId: string;
+  /** Tock's default User-Agent carries the caller's public URL: a test can name each executor by it. */
+  userAgent?: string;
 }
 
 /** Starts test/support/targetServer.ts as a child process; `arrivals()` fetches what it recorded. */

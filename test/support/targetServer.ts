@@ -14,7 +14,7 @@ const server = createServer((req, res) => {
   const at = Date.now();
   req.resume();
   req.on('end', () => {
-    received.push(JSON.stringify({ url: req.url, at, scheduled: req.headers['x-tock-scheduled-time'], runId: req.headers['x-tock-run-id'] }));
+    received.push(JSON.stringify({ url: req.url, at, scheduled: req.headers['x-tock-scheduled-time'], runId: req.headers['x-tock-run-id'], userAgent: req.headers['user-agent'] }));
     if (req.url?.startsWith('/hang/')) return;
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
