@@ -80,8 +80,8 @@ function onFirstUse<T>(make: () => Promise<T>) {
  * Sends one channel's message: email over the operator's SMTP server (nodemailer), everything
  * else as an HTTP POST behind the same egress guard as job calls (private, loopback and metadata
  * addresses refused unless TOCK_ALLOW_NETWORKS opens them), never following redirects.
- * Each transport's library is loaded on its first message: many notifiers never send email,
- * and a CLI that only lists channels sends nothing.
+ * HTTP's library is loaded on its first message and email's only when SMTP is configured: many
+ * notifiers never send email, and a CLI that only lists channels sends nothing.
  */
 export function createSenders(options: SendersOptions): Senders {
   const guard = createEgressGuard(options.allowNetworks);
@@ -93,6 +93,9 @@ export function createSenders(options: SendersOptions): Senders {
   });
   const smtp = options.smtp;
   const mailer = smtp && onFirstUse<EmailSender>(async () => (await import('./emailSender.ts')).createEmailSender(smtp, timeout));
+  // With SMTP configured, email is expected: its library loads now, in the background, so the
+  // first message does not wait for it (a failure to load shows on that message).
+  mailer?.get().catch(() => undefined);
 
   const sendEmail = async (channel: Channel, triggers: Trigger[], ctx: MessageContext): Promise<SendOutcome> => {
     if (!mailer) return { ok: false, error: 'email is not configured on this server (SMTP_HOST is not set)', retryAfterMs: null };
