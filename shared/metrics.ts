@@ -64,6 +64,11 @@ export const skipMetrics = {
     help: 'Scheduled occurrences missed by more than the misfire threshold after downtime (each collapsed into one late run per job).',
     registers: [registry],
   }),
+  lapsed: new Counter({
+    name: 'tock_runs_lapsed_total',
+    help: 'Runs an executor left uncalled because it was starved past their ack wait: the bus redelivers them (late, not made twice).',
+    registers: [registry],
+  }),
 };
 
 export const apiRequestDuration = new Histogram({

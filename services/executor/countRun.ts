@@ -31,3 +31,6 @@ export function countSkip(reason: Exclude<SkipReason, SkipReason.UNSPECIFIED>, r
 export function countMissed(run: DueRun) {
   if (run.missed > 0 && run.attempt <= 1 && run.skip === SkipReason.UNSPECIFIED) skipMetrics.missed.inc(run.missed);
 }
+
+/** A run left uncalled by a starved executor (the bus redelivers it): late, and counted so. */
+export const countLapsed = () => skipMetrics.lapsed.inc();

@@ -8,7 +8,7 @@ import type { Logger } from '../../shared/log.ts';
 import type { BusContact } from './busContact.ts';
 import type { CallsInFlight } from './callsInFlight.ts';
 import { SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
-import { countMissed, countNotMade, countSkip } from './countRun.ts';
+import { countLapsed, countMissed, countNotMade, countSkip } from './countRun.ts';
 import { attemptId, attemptOf, failedExecution, fairShareSkip, fireAt, plannedSkip, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
 import type { ExecutionPublisher } from './executionPublisher.ts';
 import type { FairGate } from './fairGate.ts';
@@ -72,6 +72,7 @@ export function createSettleRun(deps: SettleRunDeps) {
   let lapsedLogged = 0;
   let lapsedSince = 0;
   const lapsedRun = (run: DueRun) => {
+    countLapsed();
     lapsedSince++;
     if (Date.now() - lapsedLogged < 1000) return;
     log.warn('runs not called: held past their ack wait (this executor was starved), the bus redelivers them', { runs: lapsedSince, runId: attemptId(run) });

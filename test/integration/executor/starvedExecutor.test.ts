@@ -11,12 +11,12 @@ import { DueRunSchema } from '../../../shared/gen/tock/v1/events_pb.ts';
 import { dueRunSubject } from '../../../shared/subjects/planner.ts';
 import { CONSUMERS, ensureTopology } from '../../../shared/topology.ts';
 import { privateNats } from '../../support/natsServer.ts';
-import { distributedEnv, SERVICE_READY, startService, type ServiceProcess } from '../../support/processes.ts';
+import { distributedEnv, freePort, SERVICE_READY, startService, type ServiceProcess } from '../../support/processes.ts';
 import { startTarget } from '../../support/target.ts';
-import { waitFor } from '../../support/waitFor.ts';
+import { sampleSum } from '../../support/metricsText.ts';
+import { sleep, waitFor } from '../../support/waitFor.ts';
 
 const RUNS = 20;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * An executor starved past the ack wait (SIGSTOP: what a saturated machine does to its event
@@ -55,12 +55,13 @@ describe('executor starved past the ack wait while holding runs (two executor pr
   it('calls each run once: the replica the bus redelivered it to does, the starved one does not', async () => {
     const env = await distributedEnv(dataDir, { NATS_URL: nats.url, TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'info' });
     // Each executor's User-Agent names it (Tock's default agent carries the public URL).
-    const start = async (name: string) => {
-      const e = await startService('executor', { ...env, TOCK_SERVER_NAME: name, TOCK_PUBLIC_URL: `https://${name}.example` }, SERVICE_READY.executor, 60_000);
+    const start = async (name: string, opsPort = '0') => {
+      const e = await startService('executor', { ...env, TOCK_SERVER_NAME: name, TOCK_PUBLIC_URL: `https://${name}.example`, OPS_PORT: opsPort }, SERVICE_READY.executor, 60_000);
       executors.push(e);
       return e;
     };
-    const starved = await start('starved');
+    const starvedOps = await freePort();
+    const starved = await start('starved', String(starvedOps));
     // Due well after the other executor is up and the bus has given up on the starved one.
     const due = Date.now() + 20_000;
     for (let job = 1; job <= RUNS; job++) {
@@ -87,5 +88,8 @@ describe('executor starved past the ack wait while holding runs (two executor pr
     const doubled = [...callers].filter(([, by]) => by.length > 1);
     expect(doubled.map(([url, by]) => `${url} by ${by.join(', ')}`), 'runs called twice').to.deep.equal([]);
     expect(target.received).to.have.length(RUNS);
+    // What it left uncalled is counted, for the operator's alert.
+    const metrics = await (await fetch(`http://127.0.0.1:${starvedOps}/metrics`)).text();
+    expect(sampleSum(metrics, 'tock_runs_lapsed_total'), 'runs lapsed in the starved executor').to.be.above(0);
   });
 });
