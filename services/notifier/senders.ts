@@ -92,16 +92,16 @@ export function createSenders(options: SendersOptions): Senders {
     return { agent, request };
   });
   const smtp = options.smtp;
-  const mailer = smtp && onFirstUse<EmailSender>(async () => (await import('./emailSender.ts')).createEmailSender(smtp, timeout));
   // With SMTP configured, email is expected: its library loads now, in the background, so the
   // first message does not wait for it (a failure to load shows on that message).
-  mailer?.get().catch(() => undefined);
+  const mailer: Promise<EmailSender> | undefined = smtp && import('./emailSender.ts').then((m) => m.createEmailSender(smtp, timeout));
+  mailer?.catch(() => undefined);
 
   const sendEmail = async (channel: Channel, triggers: Trigger[], ctx: MessageContext): Promise<SendOutcome> => {
     if (!mailer) return { ok: false, error: 'email is not configured on this server (SMTP_HOST is not set)', retryAfterMs: null };
     const message = emailMessage(triggers, ctx);
     try {
-      await (await mailer.get()).send({ to: channel.address.email ?? '', subject: message.subject, text: message.text, html: message.html });
+      await (await mailer).send({ to: channel.address.email ?? '', subject: message.subject, text: message.text, html: message.html });
       return { ok: true, error: '', retryAfterMs: null };
     } catch (error) {
       const e = error as { responseCode?: number; message?: string };
@@ -142,7 +142,7 @@ export function createSenders(options: SendersOptions): Senders {
     },
     async close() {
       // A library that failed to load has nothing to close.
-      await mailer?.made()?.then((m) => m.close(), () => undefined);
+      await mailer?.then((m) => m.close(), () => undefined);
       await http.made()?.then(({ agent }) => agent.close(), () => undefined);
     },
   };
