@@ -6,7 +6,7 @@ import { BADGE_CALENDAR_FUNCTIONS } from './badgeCalendar.ts';
 import { need, type Clients, type Fn } from './call.ts';
 import { single } from '../../shared/single.ts';
 import { slicedMap, timeSlicer } from '../../shared/timeSlice.ts';
-import { jobHealth, NO_HEALTH } from './health.ts';
+import { jobHealth, newJobsHealth, NO_HEALTH } from './health.ts';
 import { RateLimitError } from './rateLimit.ts';
 import { accountRecord, channelRecord, groupRecord, historyRecord, jobRecord, logRecord, nextRunDetails, snoozeRecord, testRecord } from './records.ts';
 
@@ -52,17 +52,18 @@ async function checkChannels(c: Clients, accountId: bigint, settings: { notifyCh
 /**
  * Job records: each job's settings and state, nextRun (from the planner, which owns it) and Tock's
  * additions from the logs (last result, recent outcomes, counts of the last day; null when deleted
- * or when the logs service cannot answer).
+ * or when the logs service cannot answer). `created`: the jobs were created by this request, so
+ * they have no run for the logs to tell of.
  */
-async function records(jobs: CronJob[], c: Clients, accountId: bigint) {
+async function records(jobs: CronJob[], c: Clients, accountId: bigint, { created = false } = {}) {
   const live = jobs.filter((j) => !j.deleted);
   // nextRun is a convenience: a planner that is down or restarting must not fail job reads.
   const [next, health] = await Promise.all([
     c.planner && live.length ? c.planner.nextRunOf({ accountId, ids: live.map((j) => j.id) }).then((r) => r.nextRuns, () => [] as bigint[]) : ([] as bigint[]),
-    jobHealth(c, accountId, live, Date.now()),
+    (created ? newJobsHealth : jobHealth)(c, accountId, live, Date.now()),
   ]);
   const byId = new Map(live.map((j, i) => [j.id, next[i] ? Number(next[i]) : null]));
-  return slicedMap(jobs, (j) => ({ ...jobRecord(j, byId.get(j.id) ?? null), ...(health?.get(j.id) ?? NO_HEALTH) }));
+  return slicedMap(jobs, (j) => Object.assign(jobRecord(j, byId.get(j.id) ?? null), health?.get(j.id) ?? NO_HEALTH));
 }
 const record = async (job: CronJob, c: Clients, accountId: bigint) => (await records([job], c, accountId))[0];
 
@@ -106,7 +107,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
     const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
-    return record(single(jobs, 'cron_add'), c, accountId);
+    return (await records([single(jobs, 'cron_add')], c, accountId, { created: true }))[0];
   },
   cron_batch_add: async ({ json, accountId, canonical, params, idempotencyKey: header }, c) => {
     if (!json) throw new AppError('INVALID_PARAMETER', 'cron_batch_add takes a JSON body: {"data": [{...}, ...]}', { field: ['data'] });
@@ -140,7 +141,8 @@ export const FUNCTIONS: Record<string, Fn> = {
       };
       const reply = await c.jobs.addJobs({ accountId, jobs: elements.map((e) => e.settings), runs: elements.map((e) => e.run), idempotencyKey }).catch(failed);
       if (reply.batchAnswer !== undefined) return JSON.parse(reply.batchAnswer) as unknown;
-      const answer = await records(reply.jobs, c, accountId);
+      // Without a key every job is new; with one, a retry may complete a batch whose first jobs have run since.
+      const answer = await records(reply.jobs, c, accountId, { created: idempotencyKey === undefined });
       if (idempotencyKey === undefined) return answer;
       // Kept with the key before it is sent, so a replay answers exactly this (nextRun and the
       // jobs' health as they were now); a concurrent request's answer, when it was kept first.

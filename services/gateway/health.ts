@@ -31,31 +31,43 @@ export const NO_HEALTH: { [K in keyof JobHealth]: null } = { lastResult: null, r
 
 const cut = (text: string) => (text.length > LAST_RESULT_TEXT ? text.slice(0, LAST_RESULT_TEXT) : text);
 
+/** The first of the HOURLY_HOURS whole clock hours that end with the current one, so that every job's counts (and every answer's) line up hour for hour. */
+const firstHour = (nowMs: number) => Math.floor(nowMs / 1000 / HOUR_S) * HOUR_S - (HOURLY_HOURS - 1) * HOUR_S;
+
+type Clients = { jobs: ServiceClient<(typeof JobsService)['method']>; logs?: ServiceClient<(typeof LogsService)['method']> };
+
+/** The account's group names by id, asked of the jobs service only when one of `jobs` is in a group. */
+async function groupNames(clients: Clients, accountId: bigint, jobs: { group?: bigint }[]): Promise<Map<bigint, string>> {
+  if (!jobs.some((j) => j.group)) return new Map();
+  const groups = await clients.jobs.listGroups({ accountId }).then((r) => r.groups, () => [] as Group[]);
+  return new Map(groups.map((g) => [g.id, g.name]));
+}
+
+function nameGroups(jobs: { id: bigint; group?: bigint }[], health: Map<bigint, JobHealth>, names: Map<bigint, string>) {
+  for (const j of jobs) {
+    const h = health.get(j.id);
+    if (h && j.group) h.groupName = names.get(j.group) ?? null;
+  }
+  return health;
+}
+
 /**
  * The health of some jobs of an account, from the logs read model (one Summaries call per 100
  * jobs) and the group names from the jobs service. A convenience like nextRun: when the logs
  * service cannot answer, the records come without it (null) instead of failing the read.
  */
-export async function jobHealth(
-  clients: { jobs: ServiceClient<(typeof JobsService)['method']>; logs?: ServiceClient<(typeof LogsService)['method']> },
-  accountId: bigint,
-  jobs: { id: bigint; group?: bigint }[],
-  nowMs: number,
-): Promise<Map<bigint, JobHealth> | undefined> {
+export async function jobHealth(clients: Clients, accountId: bigint, jobs: { id: bigint; group?: bigint }[], nowMs: number): Promise<Map<bigint, JobHealth> | undefined> {
   const { logs } = clients;
   if (!logs || !jobs.length) return undefined;
   const since = BigInt(Math.floor(nowMs / 1000) - DAY_S);
-  // Whole clock hours, so that every job's counts (and every answer's) line up hour for hour.
-  const hoursFrom = Math.floor(nowMs / 1000 / HOUR_S) * HOUR_S - (HOURLY_HOURS - 1) * HOUR_S;
+  const hoursFrom = firstHour(nowMs);
   const chunks: bigint[][] = [];
   for (let i = 0; i < jobs.length; i += SUMMARIES_PER_CALL) chunks.push(jobs.slice(i, i + SUMMARIES_PER_CALL).map((j) => j.id));
-  const needGroups = jobs.some((j) => j.group);
-  const [replies, groups] = await Promise.all([
+  const [replies, names] = await Promise.all([
     Promise.all(chunks.map((ids) => logs.summaries({ accountId, ids, recent: RECENT_OUTCOMES, since, hoursFrom: BigInt(hoursFrom), hours: HOURLY_HOURS }))).catch(() => undefined),
-    needGroups ? clients.jobs.listGroups({ accountId }).then((r) => r.groups, () => [] as Group[]) : Promise.resolve([] as Group[]),
+    groupNames(clients, accountId, jobs),
   ]);
   if (!replies) return undefined;
-  const names = new Map(groups.map((g) => [g.id, g.name]));
   const health = new Map<bigint, JobHealth>();
   for (const s of replies.flatMap((r) => r.summaries)) {
     const last = s.last && logRecord(s.last).result;
@@ -68,9 +80,21 @@ export async function jobHealth(
       groupName: null,
     });
   }
+  return nameGroups(jobs, health, names);
+}
+
+/**
+ * The health of jobs this request has just created: no run yet, so nothing to ask the logs for
+ * (a batch of 1000 would otherwise cost 1000 look-ups that can only find nothing).
+ */
+export async function newJobsHealth(clients: Clients, accountId: bigint, jobs: { id: bigint; group?: bigint }[], nowMs: number): Promise<Map<bigint, JobHealth> | undefined> {
+  // A gateway with no logs service answers no health at all, new jobs included.
+  if (!clients.logs) return undefined;
+  const from = firstHour(nowMs);
+  const health = new Map<bigint, JobHealth>();
   for (const j of jobs) {
-    const h = health.get(j.id);
-    if (h && j.group) h.groupName = names.get(j.group) ?? null;
+    const runs = new Array<number>(HOURLY_HOURS).fill(0);
+    health.set(j.id, { lastResult: null, recentOutcomes: [], runs24h: 0, failures24h: 0, hourly24h: { from, runs, failures: runs.slice() }, groupName: null });
   }
-  return health;
+  return nameGroups(jobs, health, await groupNames(clients, accountId, jobs));
 }

@@ -6,6 +6,7 @@ import { AdminService, JobsService } from '../../shared/gen/tock/v1/jobs_pb.ts';
 import { createClient, type ServiceClient } from '../../shared/grpc/bridge.ts';
 import { apiClient, type ApiClient } from './api.ts';
 import { startTestSystem, TEST_TOKEN } from './embedded.ts';
+import { privateNats } from './natsServer.ts';
 import { credentialsOf, distributedEnv, startService, type DistributedEnv, type ServiceProcess } from './processes.ts';
 
 export type JobsClient = ServiceClient<(typeof JobsService)['method']>;
@@ -55,14 +56,20 @@ export async function embeddedTarget(env: Record<string, string> = {}): Promise<
  */
 export async function distributedTarget(): Promise<ApiTarget & { env: DistributedEnv; procs: ServiceProcess[] }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tock-api-dist-'));
-  const env = await distributedEnv(dataDir, { NATS_URL: '' });
+  // The logs service too (on a NATS of its own): job records carry their health from it, as in
+  // any deployment.
+  const nats = await privateNats();
+  const env = await distributedEnv(dataDir, { NATS_URL: nats.url });
   const procs: ServiceProcess[] = [];
   const stopAll = async () => {
     for (const p of procs.reverse()) await p.kill();
+    await nats.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    procs.push(await startService('jobs', env, /jobs service listening/));
+    const started = await Promise.allSettled([startService('jobs', env, /jobs service listening/), startService('logs', env, /logs service listening/)]);
+    for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     procs.push(await startService('gateway', env, /gateway listening/));
   } catch (error) {
     await stopAll();

@@ -58,3 +58,33 @@ describe('job records: health additions (lastResult, recentOutcomes, runs24h, fa
     expect(await ok(system.api.call('cron_get', { id: bad.id }))).to.deep.equal(b);
   });
 });
+
+describe('job records: the health of a job just created', function () {
+  this.timeout(60_000);
+  let system: Awaited<ReturnType<typeof startTestSystem>>;
+  before(async () => {
+    system = await startTestSystem();
+  });
+  after(async () => {
+    await system?.destroy();
+  });
+
+  it('is that of a job with no run, known without the logs: cron_add and cron_batch_add answer it with the logs service down', async () => {
+    const group = await ok(system.api.call('group_add', { name: 'nightly' }));
+    await system.logs.stop();
+    const hour = Math.floor(Date.now() / 3_600_000) * 3600;
+    const one = await ok(system.api.call('cron_add', { url: 'http://127.0.0.1:9/one', expression: 'manual', group: group.id }));
+    const batch = await ok<any[]>(system.api.call('cron_batch_add', { data: [{ url: 'http://127.0.0.1:9/a', expression: 'manual' }, { url: 'http://127.0.0.1:9/b', expression: '0 9 * * *' }] }));
+    for (const job of [one, ...batch]) {
+      expect(job, `job ${job.id}`).to.include({ lastResult: null, runs24h: 0, failures24h: 0 });
+      expect(job.recentOutcomes).to.deep.equal([]);
+      // The 24 whole hours ending with the current one (the next, should an hour begin meanwhile).
+      expect([hour - 23 * 3600, hour - 22 * 3600]).to.include(job.hourly24h.from);
+      expect(job.hourly24h).to.deep.include({ runs: Array(24).fill(0), failures: Array(24).fill(0) });
+    }
+    expect(one.groupName).to.equal('nightly');
+    expect(batch.map((j) => j.groupName)).to.deep.equal([null, null]);
+    // A read asks the logs, which cannot answer now: the record comes without its health.
+    expect(await ok(system.api.call('cron_get', { id: one.id }))).to.include({ runs24h: null, recentOutcomes: null, groupName: null });
+  });
+});
