@@ -29,7 +29,7 @@ import {
   type Subscription,
 } from './eventStore.ts';
 import { SQLITE_EVENT_STORE_SCHEMA } from './sqliteEventStoreSchema.ts';
-import { acquireNotifier, notifyAppended, PAGE_SIZE, releaseNotifier, startSubscription, type SubscriptionSource } from './sqliteSubscription.ts';
+import { acquireNotifier, decodedOnce, notifyAppended, PAGE_SIZE, releaseNotifier, startSubscription, type SubscriptionSource } from './sqliteSubscription.ts';
 
 export interface SqliteEventStoreOptions {
   /** How often an idle subscription looks for events appended by other processes. Default 25 ms. */
@@ -218,7 +218,7 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
         throw translate(error);
       }
     },
-    toRecorded,
+    toRecorded: decodedOnce(toRecorded),
     subscriptions,
   };
 

@@ -51,6 +51,28 @@ export interface SubscriptionSource<Row extends { position: number }> {
   subscriptions: Set<Subscription>;
 }
 
+/**
+ * Each event decoded once for all the subscriptions of one store object. The jobs view, the
+ * planner and the notifier's view follow the same appends, and decoding (JSON) is most of what
+ * handing them an event costs. They share the decoded event: events are facts, and no handler
+ * changes one (every fold copies what it changes). The last `kept` positions are kept, enough
+ * for subscriptions a few pages apart; one further behind decodes its own.
+ */
+export function decodedOnce<Row extends { position: number }>(decode: (row: Row) => RecordedEvent, kept = 4096): (row: Row) => RecordedEvent {
+  // A ring by position: positions are consecutive integers, so slot `position % kept` holds the
+  // latest event decoded for that slot (a lookup without a hash or an allocation).
+  const positions = new Float64Array(kept).fill(-1);
+  const events: RecordedEvent[] = new Array<RecordedEvent>(kept);
+  return (row) => {
+    const slot = row.position % kept;
+    if (positions[slot] === row.position) return events[slot]!;
+    const event = decode(row);
+    positions[slot] = row.position;
+    events[slot] = event;
+    return event;
+  };
+}
+
 export function startSubscription<Row extends { position: number }>(
   source: SubscriptionSource<Row>,
   options: SubscribeOptions,
