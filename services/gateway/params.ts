@@ -7,7 +7,19 @@ import { AppError } from '../../shared/errors.ts';
  */
 export type Raw = unknown;
 
-const normalize = (name: string) => name.replace(/\[\d*\]$/, '').replace(/_/g, '').toLowerCase();
+const normalizeOnce = (name: string) => name.replace(/\[\d*\]$/, '').replace(/_/g, '').toLowerCase();
+// The same few dozen names come in every element of a 1000-job batch and are looked up by every
+// setting: each is worked out once. Bounded, since a client may send names without end.
+const NORMALIZED_KEPT = 2048;
+const normalized = new Map<string, string>();
+const normalize = (name: string) => {
+  let norm = normalized.get(name);
+  if (norm === undefined) {
+    norm = normalizeOnce(name);
+    if (normalized.size < NORMALIZED_KEPT) normalized.set(name, norm);
+  }
+  return norm;
+};
 
 export class Params {
   private values = new Map<string, { value: Raw; exact: boolean }>();
