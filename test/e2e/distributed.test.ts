@@ -8,7 +8,7 @@ import { capture } from '../support/capture.ts';
 import { makeTestPki, tlsEnv } from '../support/certs.ts';
 import { nth } from '../support/nth.ts';
 import { sampleSum } from '../support/metricsText.ts';
-import { distributedEnv, freePort, runCli, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
+import { distributedEnv, freePort, runCli, startedTogether, startService, type DistributedEnv, type ServiceProcess } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
 import { natsForThisSuite } from '../support/natsServer.ts';
@@ -27,7 +27,8 @@ describe('distributed mode: every service its own process, on NATS, gRPC over mu
 
   before(async () => {
     env = await distributedEnv(dataDir, { NATS_URL: nats.url, ...tlsEnv(pki), TOCK_GRPC_TLS_SERVER_NAME: 'localhost' });
-    procs.push(await startService('jobs', env, /jobs service listening/));
+    // The logs service too: job records carry their health from it.
+    await startedTogether(procs, [startService('jobs', env, /jobs service listening/), startService('logs', env, /logs service listening/)]);
     const opsPort = await freePort();
     gatewayOps = `http://127.0.0.1:${opsPort}`;
     procs.push(await startService('gateway', { ...env, OPS_PORT: String(opsPort) }, /gateway listening/));

@@ -89,6 +89,16 @@ export function startService(name: string, env: Record<string, string>, ready: R
   });
 }
 
+/**
+ * Waits for services started at once; each that came up joins `procs` (so the caller's cleanup
+ * stops it) before the first failure, if any, is thrown.
+ */
+export async function startedTogether(procs: ServiceProcess[], starting: Promise<ServiceProcess>[]): Promise<void> {
+  const started = await Promise.allSettled(starting);
+  for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
+}
+
 /** Runs the operator CLI to completion and returns its output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

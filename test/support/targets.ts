@@ -7,7 +7,7 @@ import { createClient, type ServiceClient } from '../../shared/grpc/bridge.ts';
 import { apiClient, type ApiClient } from './api.ts';
 import { startTestSystem, TEST_TOKEN } from './embedded.ts';
 import { privateNats } from './natsServer.ts';
-import { credentialsOf, distributedEnv, startService, type DistributedEnv, type ServiceProcess } from './processes.ts';
+import { credentialsOf, distributedEnv, startedTogether, startService, type DistributedEnv, type ServiceProcess } from './processes.ts';
 
 export type JobsClient = ServiceClient<(typeof JobsService)['method']>;
 export type AdminClient = ServiceClient<(typeof AdminService)['method']>;
@@ -67,9 +67,7 @@ export async function distributedTarget(): Promise<ApiTarget & { env: Distribute
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const started = await Promise.allSettled([startService('jobs', env, /jobs service listening/), startService('logs', env, /logs service listening/)]);
-    for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    await startedTogether(procs, [startService('jobs', env, /jobs service listening/), startService('logs', env, /logs service listening/)]);
     procs.push(await startService('gateway', env, /gateway listening/));
   } catch (error) {
     await stopAll();
