@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { REFRESH_MS } from '../../services/gateway/dashboard/src/poll.ts';
 import { ok, rawRequest } from '../support/api.ts';
 import { hasChromium, launchChromium, CHROMIUM } from '../support/browser.ts';
+import { waitForText, watchProblems } from '../support/dashboardPage.ts';
 import { startTestSystem, TEST_TOKEN } from '../support/embedded.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
@@ -34,17 +35,15 @@ describe('dashboard in a browser', function () {
     let page: Page;
     let jobId: number;
     /** Script errors and CSP violations the page reports: none is expected. */
-    const problems: string[] = [];
+    let problems: string[] = [];
 
     before(async () => {
       target = await startTarget(() => ({ body: 'pong from the target' }));
       system = await startTestSystem({ env: { TOCK_ALLOW_NETWORKS: '127.0.0.0/8' } });
       context = browser.context;
       page = await context.newPage();
-      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-      page.on('console', (message) => {
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`console: ${message.text()}`);
-      });
+      // Not console errors: the wrong token's refusal (401) and the deleted job's 404 are expected.
+      problems = watchProblems(page, { consoleErrors: false });
     });
     after(async () => {
       await page?.close();
@@ -54,9 +53,7 @@ describe('dashboard in a browser', function () {
 
     const text = async (selector: string) => (await page.locator(selector).textContent()) ?? '';
     const jobs = async () => ok<any[]>(system.api.call('cron_list', {}));
-    /** Polls the page until `selector`'s text matches (the page refreshes on its own every 5 s). */
-    const waitText = (selector: string, re: RegExp, timeoutMs = 10_000) =>
-      waitFor(async () => re.test(await page.locator(selector).first().textContent({ timeout: 500 }).catch(() => '') ?? ''), `${selector} to match ${re}`, timeoutMs);
+    const waitText = (selector: string, re: RegExp, timeoutMs?: number) => waitForText(page, selector, re, timeoutMs);
 
     it('answers / with a redirect and the page with strict security headers', async () => {
       const root = await fetch(`${system.baseUrl}/`, { redirect: 'manual' });

@@ -13,19 +13,32 @@ export interface PageCall {
 }
 
 /**
- * A Chromium tab signed in to the dashboard at `baseUrl`, recording the page's API calls and
- * anything written to the console (a refusal shown at a field, HTTP 400, is expected there and
- * left out).
+ * Collects what `page` reports that no dashboard page should: script errors and
+ * Content-Security-Policy refusals, and, unless `consoleErrors` is false, errors written to the
+ * console (a refusal shown at a field, HTTP 400, is expected there and left out).
+ */
+export function watchProblems(page: Page, { consoleErrors = true } = {}): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (m) => {
+    if ((consoleErrors && m.type() === 'error' && !/status of 400/.test(m.text())) || /Content Security Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
+  });
+  return problems;
+}
+
+/** Waits until the text of `selector`'s first match matches `re` (the dashboard redraws on its own). */
+export const waitForText = (page: Page, selector: string, re: RegExp, timeoutMs = 10_000) =>
+  waitFor(async () => re.test((await page.locator(selector).first().textContent({ timeout: 500 }).catch(() => '')) ?? ''), `${selector} to match ${re}`, timeoutMs);
+
+/**
+ * A Chromium tab signed in to the dashboard at `baseUrl`, recording the page's API calls and its
+ * problems (watchProblems).
  */
 export async function openDashboard(baseUrl: string, token: string) {
   const browser = await launchChromium();
   const page: Page = await browser.context.newPage();
   const calls: PageCall[] = [];
-  const problems: string[] = [];
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  page.on('console', (m) => {
-    if ((m.type() === 'error' && !/status of 400/.test(m.text())) || /Content Security Policy|Refused to/i.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
+  const problems = watchProblems(page);
   let inFlight = 0;
   page.on('request', () => inFlight++);
   page.on('requestfailed', () => inFlight--);
