@@ -232,9 +232,10 @@ export class Planner {
     if (change.kind === 'none') return;
     // Gone: no occurrence after the change runs, even one out ahead already (none is published again).
     if (change.kind === 'removed') this.cancels.cancel(change.jobId, change.at, change.at);
-    else if (change.kind === 'replan') {
+    else if (change.kind === 'replan' && !change.created) {
       // Runs out ahead of their time carry the old state: plan again from the change, so the
-      // occurrences after it go out anew (and those out already are cancelled).
+      // occurrences after it go out anew (and those out already are cancelled). A new job has
+      // none out: a notice would be one more stored message per job of a batch, for nothing.
       if (this.hadAhead(change.plan.job.id, change.plan.since)) change.plan.cursor = change.plan.since;
       this.cancels.cancel(change.plan.job.id, change.plan.since, change.plan.cursor);
     }

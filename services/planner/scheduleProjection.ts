@@ -13,8 +13,8 @@ export { JobPlan, type QueuedRun } from './occurrences.ts';
 /** What an event did to a job's plan, so the loop knows what to re-arm. */
 export type PlanChange =
   | { kind: 'none' }
-  /** Timing may have changed: plan the job again from its next occurrence. */
-  | { kind: 'replan'; plan: JobPlan; skipped?: PlannedRun | null }
+  /** Timing may have changed: plan the job again from its next occurrence. `created`: the job is new, so no run of it is out. */
+  | { kind: 'replan'; plan: JobPlan; skipped?: PlannedRun | null; created?: true }
   /** A cron_run was queued. */
   | { kind: 'queued'; plan: JobPlan; run: QueuedRun }
   /** Deleted (or its account disabled) at `at`: forget it. */
@@ -86,7 +86,7 @@ export class ScheduleProjection {
         return NONE;
       }
       this.plans.set(jobId, plan);
-      return { kind: 'replan', plan };
+      return { kind: 'replan', plan, created: true };
     }
     // A badge changes nothing the planner keeps (and its token reaches the planner sealed).
     if (event.type === 'BadgeIssued' || event.type === 'BadgeRevoked') return NONE;

@@ -45,6 +45,19 @@ describe('planner cancel notices: a job change cancels what it replaces and noth
     for (let s = 11; s <= 15; s++) expect(runs.get(s), `occurrence ${s}`).to.deep.equal(['http://two.test/']);
   });
 
+  it('sends no notice for a job just created (none of its runs can be out), and one for each change after', async () => {
+    const notices: number[] = [];
+    await w.bus.subscribe(RUN_CANCEL_SUBJECTS, (_s, data) => void notices.push(decodeCancel(data)!.jobId));
+    await w.startPlanner({ leadMs: 1500 });
+    await w.append(7, jobCreated(7, T0, { expression: '* * * * * *', url: 'http://one.test/' }));
+    await w.append(8, jobCreated(8, T0, { expression: '0 * * * * *', url: 'http://two.test/' }));
+    await w.advance(3 * SECOND);
+    expect(notices).to.deep.equal([]);
+    await w.append(7, jobEdited(w.clock.now(), { url: 'http://three.test/' }));
+    await w.advance(SECOND);
+    expect(notices).to.deep.equal([7]);
+  });
+
   it('drops the runs out ahead of a deleted job, keeps the one due before the delete', async () => {
     await w.append(3, jobCreated(3, T0, { expression: '* * * * * *', url: 'http://one.test/' }));
     await w.startPlanner({ leadMs: 1500 });
