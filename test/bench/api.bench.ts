@@ -1,0 +1,94 @@
+// API throughput (issue 23's row): cron_get and cron_add per second through one gateway, Tock
+// started as `npm start` starts it with the rate limit off, next to a bare Koa route in its own
+// process (versus/bareKoa.ts) measured in the same run with the same client: 32 requests in
+// flight over keep-alive connections for BENCH_API_SECONDS (default 10) each. CPU per request is
+// the server's process tree, read from /proc. Run: npm run bench -- api
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { Pool } from 'undici';
+import { FINDING_EXIT } from './bound.ts';
+import { stopTree, startTock } from './versus/tock.ts';
+import { treeUsage } from './versus/procTree.ts';
+
+const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10);
+const IN_FLIGHT = 32;
+const JOBS = 1000;
+
+interface Load {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number;
+  failed: number;
+}
+
+/** Keeps IN_FLIGHT requests of `body(i)` to /api/v1/`fn` going for SECONDS; `pid` is the server's. */
+async function load(origin: string, token: string, pid: number, fn: string, body: (i: number) => unknown): Promise<Load> {
+  const pool = new Pool(origin, { connections: IN_FLIGHT });
+  const latencies: number[] = [];
+  let failed = 0;
+  let n = 0;
+  const send = async () => {
+    const sent = performance.now();
+    const r = await pool.request({ path: `/api/v1/${fn}`, method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body(n++)) });
+    const answer = (await r.body.json()) as { status?: string };
+    if (r.statusCode !== 200 || answer.status !== 'success') failed++;
+    return performance.now() - sent;
+  };
+  // Warm: the first requests compile the code paths and open the connections.
+  for (let i = 0; i < 200; i++) await send();
+  const cpu0 = treeUsage(pid).cpuUs;
+  const t0 = performance.now();
+  const end = t0 + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < end) latencies.push(await send());
+    }),
+  );
+  const seconds = (performance.now() - t0) / 1000;
+  const cpuUs = treeUsage(pid).cpuUs - cpu0;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { perSecond: latencies.length / seconds, p50: at(0.5), p99: at(0.99), cpuUsPerRequest: cpuUs / latencies.length, failed };
+}
+
+/** A floor (issue 23's API targets): below it is a finding, as with bound.ts's ceilings. */
+function atLeast(what: string, value: number, floor: number) {
+  const text = `${what}: ${value.toFixed(0)} (at least ${floor})`;
+  if (value >= floor) console.log(`  ${text}`);
+  else {
+    console.log(`  FINDING: ${text}`);
+    process.exitCode = FINDING_EXIT;
+  }
+}
+
+const line = (who: string, fn: string, l: Load, yardstick?: Load) =>
+  console.log(
+    `  ${who.padEnd(9)} ${fn.padEnd(8)} ${l.perSecond.toFixed(0).padStart(6)}/s  p50 ${l.p50.toFixed(1)} ms  p99 ${l.p99.toFixed(1)} ms  CPU ${l.cpuUsPerRequest.toFixed(0)} µs/request` +
+      (yardstick ? `  (${((100 * l.perSecond) / yardstick.perSecond).toFixed(0)}% of bare Koa)` : '') +
+      (l.failed ? `  ${l.failed} FAILED` : ''),
+  );
+
+console.log(`API throughput, ${IN_FLIGHT} requests in flight for ${SECONDS} s each (load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}):`);
+const koa = spawn(process.execPath, ['--import', 'tsx', 'test/bench/versus/bareKoa.ts'], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+const [chunk] = (await once(koa.stdout, 'data')) as [Buffer];
+const koaOrigin = `http://127.0.0.1:${/port (\d+)/.exec(String(chunk))![1]}`;
+const bare = await load(koaOrigin, 'none', koa.pid!, 'cron_get', () => ({ id: 1 }));
+line('bare Koa', 'any', bare);
+await stopTree(koa);
+
+const tock = await startTock({ TOCK_ACCOUNT_JOB_LIMIT: '0' });
+try {
+  for (let from = 0; from < JOBS; from += 1000) {
+    await tock.call('cron_batch_add', { data: Array.from({ length: 1000 }, (_, k) => ({ url: `http://127.0.0.1:9/api/${from + k}`, expression: '0 0 1 1 *' })) });
+  }
+  const get = await load(tock.api, tock.token, tock.pid, 'cron_get', (i) => ({ id: 1 + ((i * 7919) % JOBS) }));
+  line('Tock', 'cron_get', get, bare);
+  const add = await load(tock.api, tock.token, tock.pid, 'cron_add', (i) => ({ url: `http://127.0.0.1:9/added/${i}`, expression: '0 0 1 1 *', name: `added ${i}` }));
+  line('Tock', 'cron_add', add, bare);
+  atLeast('cron_get per second', get.perSecond, 4000);
+  atLeast('cron_add per second', add.perSecond, 2000);
+} finally {
+  await tock.stop();
+}
