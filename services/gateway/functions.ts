@@ -65,7 +65,7 @@ async function records(jobs: CronJob[], c: Clients, accountId: bigint, { created
   const byId = new Map(live.map((j, i) => [j.id, next[i] ? Number(next[i]) : null]));
   return slicedMap(jobs, (j) => Object.assign(jobRecord(j, byId.get(j.id) ?? null), health?.get(j.id) ?? NO_HEALTH));
 }
-const record = async (job: CronJob, c: Clients, accountId: bigint) => (await records([job], c, accountId))[0];
+const record = async (job: CronJob, c: Clients, accountId: bigint, options?: { created?: boolean }) => (await records([job], c, accountId, options))[0];
 
 const action = (a: JobAction, single: boolean): Fn => async ({ params, accountId }, c) => {
   const list = single ? [id(params)] : ids(params);
@@ -107,7 +107,7 @@ export const FUNCTIONS: Record<string, Fn> = {
     const settings = settingsFrom(params);
     await checkChannels(c, accountId, [settings]);
     const { jobs } = await c.jobs.addJobs({ accountId, jobs: [settings], runs: run ? [run] : [] });
-    return (await records([single(jobs, 'cron_add')], c, accountId, { created: true }))[0];
+    return record(single(jobs, 'cron_add'), c, accountId, { created: true });
   },
   cron_batch_add: async ({ json, accountId, canonical, params, idempotencyKey: header }, c) => {
     if (!json) throw new AppError('INVALID_PARAMETER', 'cron_batch_add takes a JSON body: {"data": [{...}, ...]}', { field: ['data'] });
