@@ -7,10 +7,9 @@
 // process tree over the measured seconds, so nothing a contender spends is left out.
 // Run: npm run bench -- versusLoop   (TOCK_VS_LADDER=1000,2000 TOCK_VS_SECONDS=30 TOCK_VS_CONTENDERS=raw,naive,tock;
 // TOCK_VS_PER_SECOND=1 also prints each second's figures, to see a backlog build or drain)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { bound } from './bound.ts';
 import { treeUsage } from './versus/procTree.ts';
+import { child, registerTicking, startSink, untilLine, type Sink } from './versus/sinkProcess.ts';
 import { startTock, stopTree } from './versus/tock.ts';
 
 const LADDER = (process.env.TOCK_VS_LADDER ?? '1000,2000,3000,5000,7000,10000').split(',').map(Number);
@@ -18,7 +17,6 @@ const SECONDS = Number(process.env.TOCK_VS_SECONDS ?? 30);
 const CONTENDERS = (process.env.TOCK_VS_CONTENDERS ?? 'raw,naive,tock').split(',');
 const WARM_UP = 3;
 const P99_LIMIT_MS = 1000;
-const ROOT = join(import.meta.dirname, '../..');
 
 interface Contender {
   pid: number;
@@ -29,21 +27,6 @@ interface Contender {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-function child(args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, ...env }, detached: true, stdio: ['ignore', 'pipe', 'inherit'] });
-}
-
-const untilLine = (c: ChildProcess, pattern: RegExp) =>
-  new Promise<RegExpExecArray>((resolve, reject) => {
-    let out = '';
-    c.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = pattern.exec(out);
-      if (m) resolve(m);
-    });
-    c.once('exit', (code) => reject(new Error(`exited with ${code} before printing ${pattern}`)));
-  });
-
 async function startLoop(kind: 'raw' | 'naive', sink: string, n: number): Promise<Contender> {
   const c = child([`test/bench/versus/${kind}.ts`], { SINK: sink, N: String(n) });
   await untilLine(c, /ready/);
@@ -53,17 +36,12 @@ async function startLoop(kind: 'raw' | 'naive', sink: string, n: number): Promis
 /** Tock as `npm start` starts it, its jobs registered 1000 a call. */
 async function startTockWith(sink: string, n: number): Promise<Contender> {
   const tock = await startTock();
-  const t0 = performance.now();
   try {
-    for (let from = 0; from < n; from += 1000) {
-      const data = Array.from({ length: Math.min(1000, n - from) }, (_, k) => ({ url: `${sink}/tock/${from + k}?s=__timestamp_ms__`, expression: '* * * * * *', name: `tick ${from + k}` }));
-      await tock.call('cron_batch_add', { data });
-    }
+    return { pid: tock.pid, stop: tock.stop, registeredIn: await registerTicking(tock, sink, n) };
   } catch (error) {
     await tock.stop();
     throw error;
   }
-  return { pid: tock.pid, stop: tock.stop, registeredIn: (performance.now() - t0) / 1000 };
 }
 
 interface Rung {
@@ -74,9 +52,9 @@ interface Rung {
   cpuPerRunUs: number;
 }
 
-async function measure(name: string, sink: string, n: number): Promise<Rung> {
-  await fetch(`${sink}/__reset`);
-  const contender = name === 'tock' ? await startTockWith(sink, n) : await startLoop(name as 'raw' | 'naive', sink, n);
+async function measure(name: string, sink: Sink, n: number): Promise<Rung> {
+  await sink.reset();
+  const contender = name === 'tock' ? await startTockWith(sink.url, n) : await startLoop(name as 'raw' | 'naive', sink.url, n);
   try {
     const first = Math.ceil(Date.now() / 1000) + WARM_UP;
     await sleep(first * 1000 - Date.now());
@@ -84,8 +62,8 @@ async function measure(name: string, sink: string, n: number): Promise<Rung> {
     await sleep((first + SECONDS) * 1000 - Date.now());
     const after = treeUsage(contender.pid);
     await sleep(P99_LIMIT_MS + 2000); // what is later than that is late anyway, and counted as missing
-    const s = await (await fetch(`${sink}/__stats?from=${first * 1000}&to=${(first + SECONDS) * 1000}`)).json();
-    if (process.env.TOCK_VS_PER_SECOND) for (let k = 0; k < SECONDS; k++) console.log(k, JSON.stringify(await (await fetch(`${sink}/__stats?from=${(first + k) * 1000}&to=${(first + k + 1) * 1000}`)).json()));
+    const s = await sink.stats(first * 1000, (first + SECONDS) * 1000);
+    if (process.env.TOCK_VS_PER_SECOND) for (let k = 0; k < SECONDS; k++) console.log(k, JSON.stringify(await sink.stats((first + k) * 1000, (first + k + 1) * 1000)));
     const expected = n * SECONDS;
     const held = s.distinct === expected && s.doubled === 0 && s.p99 < P99_LIMIT_MS;
     const cpuPerRunUs = (after.cpuUs - before.cpuUs) / Math.max(1, s.calls);
@@ -98,8 +76,7 @@ async function measure(name: string, sink: string, n: number): Promise<Rung> {
   }
 }
 
-const sinkProcess = child(['test/bench/versus/sink.ts'], {});
-const sink = `http://127.0.0.1:${(await untilLine(sinkProcess, /listening (\d+)/))[1]}`;
+const sink = await startSink();
 console.log(`${SECONDS} s per rung, ladder ${LADDER.join(', ')}; "held" = every occurrence once, lateness p99 < ${P99_LIMIT_MS} ms`);
 const results: Rung[] = [];
 try {
@@ -111,7 +88,7 @@ try {
     }
   }
 } finally {
-  await stopTree(sinkProcess);
+  await sink.stop();
 }
 
 const highest = (name: string) => Math.max(0, ...results.filter((r) => r.contender === name && r.held).map((r) => r.n));
