@@ -31,6 +31,9 @@ export class DuplicateWindow {
       const id = this.ids[this.head]!;
       // The same id published again after it expired has a newer entry: leave that one.
       if (this.seqOf.get(id) === this.seqs[this.head]) this.seqOf.delete(id);
+      // Let go of the id now, not when the arrays are next compacted: until then the expired half
+      // of the arrays would keep as many ids alive again as the window holds.
+      this.ids[this.head] = '';
       this.head++;
     }
     if (this.head > 4096 && this.head * 2 > this.ats.length) {
