@@ -69,7 +69,7 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
   it('the embedded entry point serves /healthz and the API, and its executor thread calls a URL', async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    tock = spawn(process.execPath, ['--import', HOOK, '--max-semi-space-size=64', '--heap-growing-percent=50', 'dist/services/embedded/main.js'], {
+    tock = spawn(process.execPath, ['--import', HOOK, '--max-semi-space-size=64', '--heap-growing-percent=100', 'dist/services/embedded/main.js'], {
       cwd: app,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', OPS_PORT: '0', DATA_DIR: dataDir, TOCK_BOOTSTRAP_TOKEN: TOKEN, TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -35,6 +35,6 @@ let checked: { dist: string | undefined } | undefined;
  */
 export function serviceCommand(name: string): string[] {
   checked ??= { dist: currentBuild() };
-  const flags = ['--max-semi-space-size=64', '--heap-growing-percent=50'];
+  const flags = ['--max-semi-space-size=64', '--heap-growing-percent=100'];
   return checked.dist ? [...flags, join(checked.dist, 'services', name, 'main.js')] : [...flags, '--import', 'tsx', `services/${name}/main.ts`];
 }

@@ -19,7 +19,7 @@ describe('deploy manifests (deploy/k8s)', () => {
         const command: string[] = [...(containers[0]!.command ?? []), ...(containers[0]!.args ?? [])];
         // The same node flags as `npm start`: a young generation big enough for bursts of runs. The
         // image holds compiled JavaScript only (no TypeScript loader): plain node on dist/.
-        expect(command, `${name} command`).to.deep.equal(['node', '--max-semi-space-size=64', '--heap-growing-percent=50', `dist/services/${name}/main.js`]);
+        expect(command, `${name} command`).to.deep.equal(['node', '--max-semi-space-size=64', '--heap-growing-percent=100', `dist/services/${name}/main.js`]);
         expect(containers[0]!.workingDir, `${name} workingDir`).to.equal('/app');
         expect(deployment!.spec.selector?.matchLabels, `${name} has a selector`).to.be.an('object');
         expect(selects(deployment!.spec.selector.matchLabels, deployment!.spec.template.metadata?.labels), `${name}: selector matches its pod labels`).to.equal(true);
