@@ -13,16 +13,12 @@ import { loadavg } from 'node:os';
 import { bound } from './bound.ts';
 import { treeUsage } from './versus/procTree.ts';
 import { registerTicking, startSink, type SinkStats } from './versus/sinkProcess.ts';
-import { startTock } from './versus/tock.ts';
+import { sleep, startTock } from './versus/tock.ts';
 
 const BASE = Number(process.env.TOCK_OVERLOAD_BASE ?? 3000);
 const SURGE_SECONDS = 30;
 const P99_LIMIT_MS = 1000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
-
-/** A counter's value from a Prometheus text exposition (0 when absent); `series` may carry labels. */
-const counter = (text: string, series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
 /** What Tock counts of the runs it did not make on time, by the rule that dropped or delayed them. */
 const SHED = ['tock_runs_missed_total', 'tock_runs_skipped_total{reason="fair_share"}', 'tock_runs_skipped_total{reason="instances"}'];
 const LAPSED = 'tock_runs_lapsed_total';
@@ -35,11 +31,7 @@ try {
   console.log(`  ${2 * BASE} jobs registered in ${registeredIn.toFixed(1)} s`);
   const minute = Math.ceil((Date.now() + 5000) / 60_000) * 60_000;
   await sleep(minute - Date.now());
-  const metrics = async () => (await fetch(`${tock.ops}/metrics`)).text();
-  const counters = async () => {
-    const text = await metrics();
-    return [...SHED, LAPSED].map((series) => counter(text, series));
-  };
+  const counters = () => tock.metrics([...SHED, LAPSED]);
   const before = { usage: treeUsage(tock.pid), counted: await counters() };
   await sleep(minute + 60_000 - Date.now());
   const usage = treeUsage(tock.pid);

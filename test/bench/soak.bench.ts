@@ -8,12 +8,11 @@ import { loadavg } from 'node:os';
 import { bound } from './bound.ts';
 import { treeUsage } from './versus/procTree.ts';
 import { registerTicking, startSink } from './versus/sinkProcess.ts';
-import { startTock } from './versus/tock.ts';
+import { sleep, startTock } from './versus/tock.ts';
 
 const JOBS = Number(process.env.TOCK_SOAK_JOBS ?? 1500);
 const MINUTES = Number(process.env.TOCK_SOAK_MINUTES ?? 10);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
 
 console.log(`Soak: ${JOBS} jobs every second for ${MINUTES} min (load average ${loadavg().map((x) => x.toFixed(1)).join(' ')})`);
@@ -21,7 +20,6 @@ const sink = await startSink();
 const tock = await startTock();
 try {
   const registeredIn = await registerTicking(tock, sink.url, JOBS);
-  const heapUsed = async () => Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(await (await fetch(`${tock.ops}/metrics`)).text())?.[1] ?? NaN);
   const start = Math.ceil((Date.now() + 2000) / 1000) * 1000;
   console.log(`  ${JOBS} jobs registered in ${registeredIn.toFixed(1)} s`);
   const rss: number[] = [];
@@ -32,13 +30,13 @@ try {
     await sleep(end - Date.now());
     const usage = treeUsage(tock.pid);
     rss.push(usage.rss);
-    const heap = await heapUsed();
+    const [heap] = await tock.metrics(['nodejs_heap_size_used_bytes']);
     // Lateness is read a minute behind the RSS, so late runs of the minute have arrived; the last is read after a wait.
     if (m === MINUTES) await sleep(3000);
     const s = await sink.stats(end - 60_000, end);
     missing += JOBS * 60 - s.distinct;
     doubled += s.doubled;
-    console.log(`  minute ${String(m).padStart(2)}: ${s.distinct}/${JOBS * 60} arrived, ${s.doubled} doubled, lateness p99 ${s.p99} ms max ${s.max} ms; RSS ${mb(usage.rss)} MB, heap in use ${mb(heap)} MB`);
+    console.log(`  minute ${String(m).padStart(2)}: ${s.distinct}/${JOBS * 60} arrived, ${s.doubled} doubled, lateness p99 ${s.p99} ms max ${s.max} ms; RSS ${mb(usage.rss)} MB, heap in use ${mb(heap!)} MB`);
   }
   const growth = rss.at(-1)! / rss[0]! - 1;
   console.log(`  RSS after the first minute ${mb(rss[0]!)} MB, at the end ${mb(rss.at(-1)!)} MB (${growth >= 0 ? '+' : ''}${(100 * growth).toFixed(1)}%)`);

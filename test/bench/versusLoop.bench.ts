@@ -10,7 +10,7 @@
 import { bound } from './bound.ts';
 import { treeUsage } from './versus/procTree.ts';
 import { child, registerTicking, startSink, untilLine, type Sink } from './versus/sinkProcess.ts';
-import { startTock, stopTree } from './versus/tock.ts';
+import { sleep, startTock, stopTree } from './versus/tock.ts';
 
 const LADDER = (process.env.TOCK_VS_LADDER ?? '1000,2000,3000,5000,7000,10000').split(',').map(Number);
 const SECONDS = Number(process.env.TOCK_VS_SECONDS ?? 30);
@@ -25,7 +25,6 @@ interface Contender {
   registeredIn?: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 async function startLoop(kind: 'raw' | 'naive', sink: string, n: number): Promise<Contender> {
   const c = child([`test/bench/versus/${kind}.ts`], { SINK: sink, N: String(n) });

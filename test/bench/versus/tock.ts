@@ -20,10 +20,12 @@ export interface TockProcess {
   token: string;
   /** Posts one API call with the bootstrap token; throws on a refusal. */
   call(fn: string, body: unknown): Promise<unknown>;
+  /** The values of `series` (a name, with its labels when it has some) in one read of /metrics; 0 for one absent. */
+  metrics(series: string[]): Promise<number[]>;
   stop(): Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 export async function stopTree(c: ChildProcess) {
   if (c.exitCode !== null) return;
@@ -71,5 +73,9 @@ export async function startTock(env: Record<string, string> = {}): Promise<TockP
     if (!r.ok) throw new Error(`${fn}: ${r.status} ${await r.text()}`);
     return r.json();
   };
-  return { pid: c.pid!, api, ops, token, call, stop };
+  const metrics = async (series: string[]) => {
+    const lines = (await (await fetch(`${ops}/metrics`)).text()).split('\n');
+    return series.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.slice(name.length + 1) ?? 0));
+  };
+  return { pid: c.pid!, api, ops, token, call, metrics, stop };
 }
