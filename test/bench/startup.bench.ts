@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { currentBuild } from '../support/build.ts';
+import { currentBuild, NODE_FLAGS } from '../support/build.ts';
 import { distributedEnv, freePort, SERVICE_READY } from '../support/processes.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -44,7 +44,7 @@ async function serviceCpu(name: keyof typeof SERVICE_READY): Promise<number> {
     // distributedEnv leaves the notifier its default port, which another run on this machine may hold.
     NOTIFIER_GRPC_PORT: String(await freePort()),
   });
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--heap-growing-percent=100', join(dist!, 'services', name, 'main.js')], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, join(dist!, 'services', name, 'main.js')], {
     env: { ...process.env, LOG_LEVEL: 'info', OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

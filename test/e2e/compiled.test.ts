@@ -7,7 +7,7 @@ import { apiClient, ok } from '../support/api.ts';
 import { freePort } from '../support/processes.ts';
 import { startTarget } from '../support/target.ts';
 import { waitFor } from '../support/waitFor.ts';
-import { currentBuild } from '../support/build.ts';
+import { currentBuild, NODE_FLAGS } from '../support/build.ts';
 
 /**
  * What the image runs: `npm run build`'s tsc output started with plain node. A loader hook
@@ -69,7 +69,7 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
   it('the embedded entry point serves /healthz and the API, and its executor thread calls a URL', async () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
-    tock = spawn(process.execPath, ['--import', HOOK, '--max-semi-space-size=64', '--heap-growing-percent=100', 'dist/services/embedded/main.js'], {
+    tock = spawn(process.execPath, ['--import', HOOK, ...NODE_FLAGS, 'dist/services/embedded/main.js'], {
       cwd: app,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', OPS_PORT: '0', DATA_DIR: dataDir, TOCK_BOOTSTRAP_TOKEN: TOKEN, TOCK_RATE_LIMIT: '0', TOCK_ALLOW_NETWORKS: '127.0.0.0/8', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

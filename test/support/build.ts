@@ -26,6 +26,9 @@ export function currentBuild(root = process.cwd()): string | undefined {
   return Math.min(statSync(entry).mtimeMs, statSync(bundle).mtimeMs) > sources ? dist : undefined;
 }
 
+/** The V8 flags every Tock process runs with, as `npm start`, the image and the manifests give them (docs/operations.md says why). */
+export const NODE_FLAGS = ['--max-semi-space-size=64', '--heap-growing-percent=100'];
+
 let checked: { dist: string | undefined } | undefined;
 
 /**
@@ -35,6 +38,5 @@ let checked: { dist: string | undefined } | undefined;
  */
 export function serviceCommand(name: string): string[] {
   checked ??= { dist: currentBuild() };
-  const flags = ['--max-semi-space-size=64', '--heap-growing-percent=100'];
-  return checked.dist ? [...flags, join(checked.dist, 'services', name, 'main.js')] : [...flags, '--import', 'tsx', `services/${name}/main.ts`];
+  return checked.dist ? [...NODE_FLAGS, join(checked.dist, 'services', name, 'main.js')] : [...NODE_FLAGS, '--import', 'tsx', `services/${name}/main.ts`];
 }
