@@ -7,6 +7,7 @@ import type { ServiceHandle } from '../../shared/service.ts';
 import { startOpsServer, type OpsServerOptions } from '../../shared/opsServer.ts';
 import { createGateway } from './app.ts';
 import type { Clients } from './functions.ts';
+import { sharedReads } from './sharedReads.ts';
 import { whyNotReady } from './whyNotReady.ts';
 
 export interface GatewayOptions {
@@ -30,7 +31,8 @@ export interface GatewayOptions {
  * service's conditions).
  */
 export async function startGatewayService(options: GatewayOptions): Promise<ServiceHandle<object, 'http'> & { readonly addresses: { readonly ops?: string } }> {
-  const { clients, rateLimit, trustProxy, log, dashboard } = options;
+  const { rateLimit, trustProxy, log, dashboard } = options;
+  const clients = sharedReads(options.clients);
   const readiness = options.readiness ?? createReadiness(log);
   const app = createGateway({ clients, rateLimit, trustProxy, log, readiness, dashboard });
   const handle = app.callback();

@@ -107,6 +107,7 @@ export function jobsGrpcImpl(service: JobsService, clock: Clock, tests: Pick<Tes
       return jobs(await service.applyAction(Number(r.accountId), r.ids.map(Number), action, r.pauseFor ?? null));
     },
     getJob: async (r) => toProtoJob(service.getJob(Number(r.accountId), Number(r.id)), clock.now()),
+    getJobs: async (r) => protoJobs(service.getJobs(Number(r.accountId), r.ids.map(Number)), clock.now()),
     listJobs: async (r) =>
       jobs(service.listJobs(Number(r.accountId), { page: r.page, limit: r.limit, keyword: r.keyword, groupId: r.groupId === undefined ? null : Number(r.groupId) })),
     runJob: async (r) => ({ at: BigInt(await service.runJob(Number(r.accountId), Number(r.id), Number(r.time), r.payload ?? null)) }),

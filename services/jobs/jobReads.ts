@@ -36,6 +36,12 @@ export function createJobReads(view: JobsView, account: (id: number) => unknown,
       return liveJob(accountId, id);
     },
 
+    /** The jobs of `ids` the account has, in the order asked; the others are left out (getJob says why). */
+    getJobs(accountId: number, ids: number[]): JobEntry[] {
+      account(accountId);
+      return ids.flatMap((id) => view.job(accountId, id) ?? []);
+    },
+
     listJobs(accountId: number, query: { page: number; limit: number; keyword: string; groupId: number | null }): JobEntry[] {
       account(accountId);
       const keyword = query.keyword.trim().toLowerCase();

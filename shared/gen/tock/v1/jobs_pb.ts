@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tock/v1/jobs.proto.
  */
 export const file_tock_v1_jobs: GenFile = /*@__PURE__*/
-  fileDesc("ChJ0b2NrL3YxL2pvYnMucHJvdG8SB3RvY2sudjEiqQcKB0Nyb25Kb2ISCgoCaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoAxISCgVncm91cBgDIAEoA0gAiAEBEhIKCmV4cHJlc3Npb24YBCABKAkSEAoIdGltZXpvbmUYBSABKAkSDgoGZmlsdGVyGAYgASgJEgsKA3VybBgHIAEoCRITCgtodHRwX21ldGhvZBgIIAEoCRIRCglwb3N0X2RhdGEYCSABKAkSFAoMaHR0cF9oZWFkZXJzGAogASgJEhAKCHVzZXJuYW1lGAsgASgJEhQKDGhhc19wYXNzd29yZBgMIAEoCBISCgp1c2VyX2FnZW50GA0gASgJEg8KB3RpbWVvdXQYDiABKAUSEQoJaW5zdGFuY2VzGA8gASgFEg0KBWRlbGF5GBAgASgFEg4KBm5vdGlmeRgRIAEoCBIUCgxub3RpZnlfZXZlcnkYEiABKAUSFAoMbm90aWZ5X21hdGNoGBMgASgJEhgKC25vdGlmeV90aW1lGBQgASgFSAGIAQESGQoRZmFpbHVyZV90aHJlc2hvbGQYFSABKAUSDwoHa2V5d29yZBgWIAEoCRIPCgdwYXR0ZXJuGBcgASgJEgwKBG5hbWUYGCABKAkSDAoEZmFpbBgZIAEoBRIOCgZzdGF0dXMYGiABKAUSDgoGcG9pbnRzGBsgASgFEhkKDHBhdXNlZF91bnRpbBgcIAEoA0gCiAEBEhUKCG5leHRfcnVuGB0gASgDSAOIAQESEgoKY3JlYXRlZF9hdBgeIAEoAxISCgp1cGRhdGVkX2F0GB8gASgDEg8KB2RlbGV0ZWQYICABKAgSFwoPbm90aWZ5X2NoYW5uZWxzGCEgASgJEg8KB3JldHJpZXMYKCABKAUSFQoNcmV0cnlfYmFja29mZhgpIAEoBRIPCgdkc3RfZ2FwGDIgASgJEhMKC2RzdF9vdmVybGFwGDMgASgJEiAKE25vdGlmeV9mYWlsdXJlX3JhdGUYPCABKAVIBIgBARIdChVub3RpZnlfZmFpbHVyZV93aW5kb3cYPSABKAUSHAoPbm90aWZ5X3JlbWluZGVyGD4gASgFSAWIAQESFgoObm90aWZ5X3NraXBwZWQYRiABKAhCCAoGX2dyb3VwQg4KDF9ub3RpZnlfdGltZUIPCg1fcGF1c2VkX3VudGlsQgsKCV9uZXh0X3J1bkIWChRfbm90aWZ5X2ZhaWx1cmVfcmF0ZUISChBfbm90aWZ5X3JlbWluZGVyIuMJCgtKb2JTZXR0aW5ncxIQCgN1cmwYASABKAlIAIgBARIXCgpleHByZXNzaW9uGAIgASgJSAGIAQESEwoGZmlsdGVyGAMgASgJSAKIAQESEgoFZGVsYXkYBCABKAVIA4gBARIVCgh0aW1lem9uZRgFIAEoCUgEiAEBEhQKB3RpbWVvdXQYBiABKAVIBYgBARIWCglpbnN0YW5jZXMYByABKAVIBogBARIVCgh1c2VybmFtZRgIIAEoCUgHiAEBEhUKCHBhc3N3b3JkGAkgASgJSAiIAQESGAoLaHR0cF9tZXRob2QYCiABKAlICYgBARIWCglwb3N0X2RhdGEYCyABKAlICogBARIZCgxodHRwX2hlYWRlcnMYDCABKAlIC4gBARIXCgp1c2VyX2FnZW50GA0gASgJSAyIAQESEwoGbm90aWZ5GA4gASgISA2IAQESGQoMbm90aWZ5X2V2ZXJ5GA8gASgFSA6IAQESGQoMbm90aWZ5X21hdGNoGBAgASgJSA+IAQESGAoLbm90aWZ5X3RpbWUYESABKAVIEIgBARIeChFmYWlsdXJlX3RocmVzaG9sZBgSIAEoBUgRiAEBEhQKB2tleXdvcmQYEyABKAlIEogBARIUCgdwYXR0ZXJuGBQgASgJSBOIAQESEgoFZ3JvdXAYFSABKANIFIgBARIRCgRuYW1lGBYgASgJSBWIAQESHAoPbm90aWZ5X2NoYW5uZWxzGBcgASgJSBaIAQESFAoHcmV0cmllcxgeIAEoBUgXiAEBEhoKDXJldHJ5X2JhY2tvZmYYHyABKAVIGIgBARIUCgdkc3RfZ2FwGDIgASgJSBmIAQESGAoLZHN0X292ZXJsYXAYMyABKAlIGogBARIgChNub3RpZnlfZmFpbHVyZV9yYXRlGDwgASgFSBuIAQESIgoVbm90aWZ5X2ZhaWx1cmVfd2luZG93GD0gASgFSByIAQESHAoPbm90aWZ5X3JlbWluZGVyGD4gASgFSB2IAQESGwoObm90aWZ5X3NraXBwZWQYRiABKAhIHogBAUIGCgRfdXJsQg0KC19leHByZXNzaW9uQgkKB19maWx0ZXJCCAoGX2RlbGF5QgsKCV90aW1lem9uZUIKCghfdGltZW91dEIMCgpfaW5zdGFuY2VzQgsKCV91c2VybmFtZUILCglfcGFzc3dvcmRCDgoMX2h0dHBfbWV0aG9kQgwKCl9wb3N0X2RhdGFCDwoNX2h0dHBfaGVhZGVyc0INCgtfdXNlcl9hZ2VudEIJCgdfbm90aWZ5Qg8KDV9ub3RpZnlfZXZlcnlCDwoNX25vdGlmeV9tYXRjaEIOCgxfbm90aWZ5X3RpbWVCFAoSX2ZhaWx1cmVfdGhyZXNob2xkQgoKCF9rZXl3b3JkQgoKCF9wYXR0ZXJuQggKBl9ncm91cEIHCgVfbmFtZUISChBfbm90aWZ5X2NoYW5uZWxzQgoKCF9yZXRyaWVzQhAKDl9yZXRyeV9iYWNrb2ZmQgoKCF9kc3RfZ2FwQg4KDF9kc3Rfb3ZlcmxhcEIWChRfbm90aWZ5X2ZhaWx1cmVfcmF0ZUIYChZfbm90aWZ5X2ZhaWx1cmVfd2luZG93QhIKEF9ub3RpZnlfcmVtaW5kZXJCEQoPX25vdGlmeV9za2lwcGVkIjkKCFJ1bk9yZGVyEgsKA3J1bhgBIAEoAxIUCgdwYXlsb2FkGAIgASgJSACIAQFCCgoIX3BheWxvYWQimwEKDkFkZEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSIgoEam9icxgCIAMoCzIULnRvY2sudjEuSm9iU2V0dGluZ3MSHwoEcnVucxgDIAMoCzIRLnRvY2sudjEuUnVuT3JkZXISHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSKrAQoPRWRpdEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEhUKCGdyb3VwX2lkGAMgASgDSACIAQESJgoIc2V0dGluZ3MYBCABKAsyFC50b2NrLnYxLkpvYlNldHRpbmdzEiMKA3J1bhgFIAEoCzIRLnRvY2sudjEuUnVuT3JkZXJIAYgBAUILCglfZ3JvdXBfaWRCBgoEX3J1biJ9ChBKb2JBY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEiIKBmFjdGlvbhgDIAEoDjISLnRvY2sudjEuSm9iQWN0aW9uEhYKCXBhdXNlX2ZvchgEIAEoCUgAiAEBQgwKCl9wYXVzZV9mb3IiLwoNR2V0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDIncKD0xpc3RKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDwoHa2V5d29yZBgEIAEoCRIVCghncm91cF9pZBgFIAEoA0gAiAEBQgsKCV9ncm91cF9pZCJXCglKb2JzUmVwbHkSHgoEam9icxgBIAMoCzIQLnRvY2sudjEuQ3JvbkpvYhIZCgxiYXRjaF9hbnN3ZXIYAiABKAlIAIgBAUIPCg1fYmF0Y2hfYW5zd2VyIlEKEkJhdGNoQW5zd2VyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIOCgZhbnN3ZXIYAyABKAkiIgoQQmF0Y2hBbnN3ZXJSZXBseRIOCgZhbnN3ZXIYASABKAkiXwoNUnVuSm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEgwKBHRpbWUYAyABKAMSFAoHcGF5bG9hZBgEIAEoCUgAiAEBQgoKCF9wYXlsb2FkIhkKC1J1bkpvYlJlcGx5EgoKAmF0GAEgASgDImQKDkhpc3RvcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDAoEcGFnZRgDIAEoBRINCgVsaW1pdBgEIAEoBRIVCg12ZXJzaW9uc19vbmx5GAUgASgIIoABCg1TZXR0aW5nQ2hhbmdlEg0KBWZpZWxkGAEgASgJEhgKC2JlZm9yZV9qc29uGAIgASgJSACIAQESFwoKYWZ0ZXJfanNvbhgDIAEoCUgBiAEBEg4KBnNlY3JldBgEIAEoCEIOCgxfYmVmb3JlX2pzb25CDQoLX2FmdGVyX2pzb24i2AEKDEhpc3RvcnlFbnRyeRIQCghyZXZpc2lvbhgBIAEoAxIMCgR0aW1lGAIgASgDEgwKBHR5cGUYAyABKAkSEQoJZGF0YV9qc29uGAQgASgJEhIKCmFjY291bnRfaWQYBSABKAMSFAoHdmVyc2lvbhgGIAEoA0gAiAEBEicKB2NoYW5nZXMYByADKAsyFi50b2NrLnYxLlNldHRpbmdDaGFuZ2USGAoLcm9sbGJhY2tfdG8YCCABKANIAYgBAUIKCghfdmVyc2lvbkIOCgxfcm9sbGJhY2tfdG8iNgoMSGlzdG9yeVJlcGx5EiYKB2VudHJpZXMYASADKAsyFS50b2NrLnYxLkhpc3RvcnlFbnRyeSJTCg9Sb2xsYmFja1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIPCgd2ZXJzaW9uGAMgASgDEg8KB2RyeV9ydW4YBCABKAgiPwoNUm9sbGJhY2tSZXBseRIdCgNqb2IYASABKAsyEC50b2NrLnYxLkNyb25Kb2ISDwoHY2hhbmdlZBgCIAMoCSJYCg5UZXN0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEiYKCHNldHRpbmdzGAMgASgLMhQudG9jay52MS5Kb2JTZXR0aW5ncyJACgxUZXN0Sm9iUmVwbHkSIwoGYW5zd2VyGAEgASgLMhMudG9jay52MS5UZXN0QW5zd2VyEgsKA3VybBgCIAEoCSJGCgVHcm91cBIKCgJpZBgBIAEoAxIMCgRuYW1lGAIgASgJEhEKCWpvYl9jb3VudBgDIAEoBRIQCghwcmlvcml0eRgEIAEoBSJuCgxHcm91cFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIRCgRuYW1lGAMgASgJSACIAQESFQoIcHJpb3JpdHkYBCABKAVIAYgBAUIHCgVfbmFtZUILCglfcHJpb3JpdHkiXAoSR3JvdXBEZWxldGVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSJgoEbW9kZRgDIAEoDjIYLnRvY2sudjEuR3JvdXBEZWxldGVNb2RlIkMKEUxpc3RHcm91cHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSEQoEbmFtZRgCIAEoCUgAiAEBQgcKBV9uYW1lIk0KC0dyb3Vwc1JlcGx5Eh4KBmdyb3VwcxgBIAMoCzIOLnRvY2sudjEuR3JvdXASHgoEam9icxgCIAMoCzIQLnRvY2sudjEuQ3JvbkpvYiJuCgdBY2NvdW50EgoKAmlkGAEgASgDEgwKBG5hbWUYAiABKAkSEAoIdGltZXpvbmUYAyABKAkSEQoJam9iX2xpbWl0GAQgASgFEhAKCGRpc2FibGVkGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAMiKQoTQXV0aGVudGljYXRlUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJIkAKDkFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgDEhUKCHRpbWV6b25lGAIgASgJSACIAQFCCwoJX3RpbWV6b25lIjQKElJvdGF0ZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoAxISCgp0b2tlbl9oYXNoGAIgASgJInoKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIdGltZXpvbmUYAiABKAkSEgoFdG9rZW4YAyABKAlIAIgBARIWCglqb2JfbGltaXQYBCABKAVIAYgBAUIICgZfdG9rZW5CDAoKX2pvYl9saW1pdCJcChBBY2NvdW50V2l0aFRva2VuEiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSDQoFdG9rZW4YAiABKAkSFgoOc2lnbmluZ19zZWNyZXQYAyABKAkibQoSU2lnbmluZ1NlY3JldFJlcGx5EiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSFgoOc2lnbmluZ19zZWNyZXQYAiABKAkSHAoUcHJldmlvdXNfdmFsaWRfdW50aWwYAyABKAMiFQoTTGlzdEFjY291bnRzUmVxdWVzdCIpChZEZWxldGVBY2NvdW50Sm9ic1JlcGx5Eg8KB2RlbGV0ZWQYASABKAUiMwoNQWNjb3VudHNSZXBseRIiCghhY2NvdW50cxgBIAMoCzIQLnRvY2sudjEuQWNjb3VudCIuCgxCYWRnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyI/CgpCYWRnZVJlcGx5Eg0KBXRva2VuGAEgASgJEhEKCWlzc3VlZF9hdBgCIAEoAxIPCgdyZXZva2VkGAMgASgIIiUKD0JhZGdlSm9iUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJKoMBCglKb2JBY3Rpb24SGgoWSk9CX0FDVElPTl9VTlNQRUNJRklFRBAAEhUKEUpPQl9BQ1RJT05fRU5BQkxFEAESFgoSSk9CX0FDVElPTl9ESVNBQkxFEAISFAoQSk9CX0FDVElPTl9QQVVTRRADEhUKEUpPQl9BQ1RJT05fREVMRVRFEAQqjgEKD0dyb3VwRGVsZXRlTW9kZRIhCh1HUk9VUF9ERUxFVEVfTU9ERV9VTlNQRUNJRklFRBAAEh0KGUdST1VQX0RFTEVURV9NT0RFX1VOR1JPVVAQARIcChhHUk9VUF9ERUxFVEVfTU9ERV9WQU5JU0gQAhIbChdHUk9VUF9ERUxFVEVfTU9ERV9FTVBUWRADMvoKCgtKb2JzU2VydmljZRI2CgdBZGRKb2JzEhcudG9jay52MS5BZGRKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EksKEVJlY29yZEJhdGNoQW5zd2VyEhsudG9jay52MS5CYXRjaEFuc3dlclJlcXVlc3QaGS50b2NrLnYxLkJhdGNoQW5zd2VyUmVwbHkSOAoIRWRpdEpvYnMSGC50b2NrLnYxLkVkaXRKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjwKC0FwcGx5QWN0aW9uEhkudG9jay52MS5Kb2JBY3Rpb25SZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSMgoGR2V0Sm9iEhYudG9jay52MS5HZXRKb2JSZXF1ZXN0GhAudG9jay52MS5Dcm9uSm9iEjgKCExpc3RKb2JzEhgudG9jay52MS5MaXN0Sm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRI2CgZSdW5Kb2ISFi50b2NrLnYxLlJ1bkpvYlJlcXVlc3QaFC50b2NrLnYxLlJ1bkpvYlJlcGx5EjwKCkpvYkhpc3RvcnkSFy50b2NrLnYxLkhpc3RvcnlSZXF1ZXN0GhUudG9jay52MS5IaXN0b3J5UmVwbHkSPwoLUm9sbGJhY2tKb2ISGC50b2NrLnYxLlJvbGxiYWNrUmVxdWVzdBoWLnRvY2sudjEuUm9sbGJhY2tSZXBseRI5CgdUZXN0Sm9iEhcudG9jay52MS5UZXN0Sm9iUmVxdWVzdBoVLnRvY2sudjEuVGVzdEpvYlJlcGx5EjgKCklzc3VlQmFkZ2USFS50b2NrLnYxLkJhZGdlUmVxdWVzdBoTLnRvY2sudjEuQmFkZ2VSZXBseRI5CgtSZXZva2VCYWRnZRIVLnRvY2sudjEuQmFkZ2VSZXF1ZXN0GhMudG9jay52MS5CYWRnZVJlcGx5EjYKCEJhZGdlSm9iEhgudG9jay52MS5CYWRnZUpvYlJlcXVlc3QaEC50b2NrLnYxLkNyb25Kb2ISMQoIQWRkR3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASMgoJRWRpdEdyb3VwEhUudG9jay52MS5Hcm91cFJlcXVlc3QaDi50b2NrLnYxLkdyb3VwEjEKCEdldEdyb3VwEhUudG9jay52MS5Hcm91cFJlcXVlc3QaDi50b2NrLnYxLkdyb3VwEj4KCkxpc3RHcm91cHMSGi50b2NrLnYxLkxpc3RHcm91cHNSZXF1ZXN0GhQudG9jay52MS5Hcm91cHNSZXBseRJACgtEZWxldGVHcm91cBIbLnRvY2sudjEuR3JvdXBEZWxldGVSZXF1ZXN0GhQudG9jay52MS5Hcm91cHNSZXBseRI+CgxBdXRoZW50aWNhdGUSHC50b2NrLnYxLkF1dGhlbnRpY2F0ZVJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSNwoKR2V0QWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSOAoLRWRpdEFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50EksKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhsudG9jay52MS5TaWduaW5nU2VjcmV0UmVwbHkSRQoLUm90YXRlVG9rZW4SGy50b2NrLnYxLlJvdGF0ZVRva2VuUmVxdWVzdBoZLnRvY2sudjEuQWNjb3VudFdpdGhUb2tlbjK4BAoMQWRtaW5TZXJ2aWNlEkkKDUNyZWF0ZUFjY291bnQSHS50b2NrLnYxLkNyZWF0ZUFjY291bnRSZXF1ZXN0GhkudG9jay52MS5BY2NvdW50V2l0aFRva2VuEkQKDExpc3RBY2NvdW50cxIcLnRvY2sudjEuTGlzdEFjY291bnRzUmVxdWVzdBoWLnRvY2sudjEuQWNjb3VudHNSZXBseRJBCgtSb3RhdGVUb2tlbhIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGS50b2NrLnYxLkFjY291bnRXaXRoVG9rZW4SOwoORGlzYWJsZUFjY291bnQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhAudG9jay52MS5BY2NvdW50EksKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSFy50b2NrLnYxLkFjY291bnRSZXF1ZXN0GhsudG9jay52MS5TaWduaW5nU2VjcmV0UmVwbHkSOgoNRW5hYmxlQWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSPwoPTGlzdEFjY291bnRKb2JzEhgudG9jay52MS5MaXN0Sm9ic1JlcXVlc3QaEi50b2NrLnYxLkpvYnNSZXBseRJNChFEZWxldGVBY2NvdW50Sm9icxIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaHy50b2NrLnYxLkRlbGV0ZUFjY291bnRKb2JzUmVwbHliBnByb3RvMw", [file_tock_v1_events]);
+  fileDesc("ChJ0b2NrL3YxL2pvYnMucHJvdG8SB3RvY2sudjEiqQcKB0Nyb25Kb2ISCgoCaWQYASABKAMSEgoKYWNjb3VudF9pZBgCIAEoAxISCgVncm91cBgDIAEoA0gAiAEBEhIKCmV4cHJlc3Npb24YBCABKAkSEAoIdGltZXpvbmUYBSABKAkSDgoGZmlsdGVyGAYgASgJEgsKA3VybBgHIAEoCRITCgtodHRwX21ldGhvZBgIIAEoCRIRCglwb3N0X2RhdGEYCSABKAkSFAoMaHR0cF9oZWFkZXJzGAogASgJEhAKCHVzZXJuYW1lGAsgASgJEhQKDGhhc19wYXNzd29yZBgMIAEoCBISCgp1c2VyX2FnZW50GA0gASgJEg8KB3RpbWVvdXQYDiABKAUSEQoJaW5zdGFuY2VzGA8gASgFEg0KBWRlbGF5GBAgASgFEg4KBm5vdGlmeRgRIAEoCBIUCgxub3RpZnlfZXZlcnkYEiABKAUSFAoMbm90aWZ5X21hdGNoGBMgASgJEhgKC25vdGlmeV90aW1lGBQgASgFSAGIAQESGQoRZmFpbHVyZV90aHJlc2hvbGQYFSABKAUSDwoHa2V5d29yZBgWIAEoCRIPCgdwYXR0ZXJuGBcgASgJEgwKBG5hbWUYGCABKAkSDAoEZmFpbBgZIAEoBRIOCgZzdGF0dXMYGiABKAUSDgoGcG9pbnRzGBsgASgFEhkKDHBhdXNlZF91bnRpbBgcIAEoA0gCiAEBEhUKCG5leHRfcnVuGB0gASgDSAOIAQESEgoKY3JlYXRlZF9hdBgeIAEoAxISCgp1cGRhdGVkX2F0GB8gASgDEg8KB2RlbGV0ZWQYICABKAgSFwoPbm90aWZ5X2NoYW5uZWxzGCEgASgJEg8KB3JldHJpZXMYKCABKAUSFQoNcmV0cnlfYmFja29mZhgpIAEoBRIPCgdkc3RfZ2FwGDIgASgJEhMKC2RzdF9vdmVybGFwGDMgASgJEiAKE25vdGlmeV9mYWlsdXJlX3JhdGUYPCABKAVIBIgBARIdChVub3RpZnlfZmFpbHVyZV93aW5kb3cYPSABKAUSHAoPbm90aWZ5X3JlbWluZGVyGD4gASgFSAWIAQESFgoObm90aWZ5X3NraXBwZWQYRiABKAhCCAoGX2dyb3VwQg4KDF9ub3RpZnlfdGltZUIPCg1fcGF1c2VkX3VudGlsQgsKCV9uZXh0X3J1bkIWChRfbm90aWZ5X2ZhaWx1cmVfcmF0ZUISChBfbm90aWZ5X3JlbWluZGVyIuMJCgtKb2JTZXR0aW5ncxIQCgN1cmwYASABKAlIAIgBARIXCgpleHByZXNzaW9uGAIgASgJSAGIAQESEwoGZmlsdGVyGAMgASgJSAKIAQESEgoFZGVsYXkYBCABKAVIA4gBARIVCgh0aW1lem9uZRgFIAEoCUgEiAEBEhQKB3RpbWVvdXQYBiABKAVIBYgBARIWCglpbnN0YW5jZXMYByABKAVIBogBARIVCgh1c2VybmFtZRgIIAEoCUgHiAEBEhUKCHBhc3N3b3JkGAkgASgJSAiIAQESGAoLaHR0cF9tZXRob2QYCiABKAlICYgBARIWCglwb3N0X2RhdGEYCyABKAlICogBARIZCgxodHRwX2hlYWRlcnMYDCABKAlIC4gBARIXCgp1c2VyX2FnZW50GA0gASgJSAyIAQESEwoGbm90aWZ5GA4gASgISA2IAQESGQoMbm90aWZ5X2V2ZXJ5GA8gASgFSA6IAQESGQoMbm90aWZ5X21hdGNoGBAgASgJSA+IAQESGAoLbm90aWZ5X3RpbWUYESABKAVIEIgBARIeChFmYWlsdXJlX3RocmVzaG9sZBgSIAEoBUgRiAEBEhQKB2tleXdvcmQYEyABKAlIEogBARIUCgdwYXR0ZXJuGBQgASgJSBOIAQESEgoFZ3JvdXAYFSABKANIFIgBARIRCgRuYW1lGBYgASgJSBWIAQESHAoPbm90aWZ5X2NoYW5uZWxzGBcgASgJSBaIAQESFAoHcmV0cmllcxgeIAEoBUgXiAEBEhoKDXJldHJ5X2JhY2tvZmYYHyABKAVIGIgBARIUCgdkc3RfZ2FwGDIgASgJSBmIAQESGAoLZHN0X292ZXJsYXAYMyABKAlIGogBARIgChNub3RpZnlfZmFpbHVyZV9yYXRlGDwgASgFSBuIAQESIgoVbm90aWZ5X2ZhaWx1cmVfd2luZG93GD0gASgFSByIAQESHAoPbm90aWZ5X3JlbWluZGVyGD4gASgFSB2IAQESGwoObm90aWZ5X3NraXBwZWQYRiABKAhIHogBAUIGCgRfdXJsQg0KC19leHByZXNzaW9uQgkKB19maWx0ZXJCCAoGX2RlbGF5QgsKCV90aW1lem9uZUIKCghfdGltZW91dEIMCgpfaW5zdGFuY2VzQgsKCV91c2VybmFtZUILCglfcGFzc3dvcmRCDgoMX2h0dHBfbWV0aG9kQgwKCl9wb3N0X2RhdGFCDwoNX2h0dHBfaGVhZGVyc0INCgtfdXNlcl9hZ2VudEIJCgdfbm90aWZ5Qg8KDV9ub3RpZnlfZXZlcnlCDwoNX25vdGlmeV9tYXRjaEIOCgxfbm90aWZ5X3RpbWVCFAoSX2ZhaWx1cmVfdGhyZXNob2xkQgoKCF9rZXl3b3JkQgoKCF9wYXR0ZXJuQggKBl9ncm91cEIHCgVfbmFtZUISChBfbm90aWZ5X2NoYW5uZWxzQgoKCF9yZXRyaWVzQhAKDl9yZXRyeV9iYWNrb2ZmQgoKCF9kc3RfZ2FwQg4KDF9kc3Rfb3ZlcmxhcEIWChRfbm90aWZ5X2ZhaWx1cmVfcmF0ZUIYChZfbm90aWZ5X2ZhaWx1cmVfd2luZG93QhIKEF9ub3RpZnlfcmVtaW5kZXJCEQoPX25vdGlmeV9za2lwcGVkIjkKCFJ1bk9yZGVyEgsKA3J1bhgBIAEoAxIUCgdwYXlsb2FkGAIgASgJSACIAQFCCgoIX3BheWxvYWQimwEKDkFkZEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSIgoEam9icxgCIAMoCzIULnRvY2sudjEuSm9iU2V0dGluZ3MSHwoEcnVucxgDIAMoCzIRLnRvY2sudjEuUnVuT3JkZXISHAoPaWRlbXBvdGVuY3lfa2V5GAQgASgJSACIAQFCEgoQX2lkZW1wb3RlbmN5X2tleSKrAQoPRWRpdEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEhUKCGdyb3VwX2lkGAMgASgDSACIAQESJgoIc2V0dGluZ3MYBCABKAsyFC50b2NrLnYxLkpvYlNldHRpbmdzEiMKA3J1bhgFIAEoCzIRLnRvY2sudjEuUnVuT3JkZXJIAYgBAUILCglfZ3JvdXBfaWRCBgoEX3J1biJ9ChBKb2JBY3Rpb25SZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDEiIKBmFjdGlvbhgDIAEoDjISLnRvY2sudjEuSm9iQWN0aW9uEhYKCXBhdXNlX2ZvchgEIAEoCUgAiAEBQgwKCl9wYXVzZV9mb3IiLwoNR2V0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDIjEKDkdldEpvYnNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCwoDaWRzGAIgAygDIncKD0xpc3RKb2JzUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgwKBHBhZ2UYAiABKAUSDQoFbGltaXQYAyABKAUSDwoHa2V5d29yZBgEIAEoCRIVCghncm91cF9pZBgFIAEoA0gAiAEBQgsKCV9ncm91cF9pZCJXCglKb2JzUmVwbHkSHgoEam9icxgBIAMoCzIQLnRvY2sudjEuQ3JvbkpvYhIZCgxiYXRjaF9hbnN3ZXIYAiABKAlIAIgBAUIPCg1fYmF0Y2hfYW5zd2VyIlEKEkJhdGNoQW5zd2VyUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRIOCgZhbnN3ZXIYAyABKAkiIgoQQmF0Y2hBbnN3ZXJSZXBseRIOCgZhbnN3ZXIYASABKAkiXwoNUnVuSm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEgwKBHRpbWUYAyABKAMSFAoHcGF5bG9hZBgEIAEoCUgAiAEBQgoKCF9wYXlsb2FkIhkKC1J1bkpvYlJlcGx5EgoKAmF0GAEgASgDImQKDkhpc3RvcnlSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSDAoEcGFnZRgDIAEoBRINCgVsaW1pdBgEIAEoBRIVCg12ZXJzaW9uc19vbmx5GAUgASgIIoABCg1TZXR0aW5nQ2hhbmdlEg0KBWZpZWxkGAEgASgJEhgKC2JlZm9yZV9qc29uGAIgASgJSACIAQESFwoKYWZ0ZXJfanNvbhgDIAEoCUgBiAEBEg4KBnNlY3JldBgEIAEoCEIOCgxfYmVmb3JlX2pzb25CDQoLX2FmdGVyX2pzb24i2AEKDEhpc3RvcnlFbnRyeRIQCghyZXZpc2lvbhgBIAEoAxIMCgR0aW1lGAIgASgDEgwKBHR5cGUYAyABKAkSEQoJZGF0YV9qc29uGAQgASgJEhIKCmFjY291bnRfaWQYBSABKAMSFAoHdmVyc2lvbhgGIAEoA0gAiAEBEicKB2NoYW5nZXMYByADKAsyFi50b2NrLnYxLlNldHRpbmdDaGFuZ2USGAoLcm9sbGJhY2tfdG8YCCABKANIAYgBAUIKCghfdmVyc2lvbkIOCgxfcm9sbGJhY2tfdG8iNgoMSGlzdG9yeVJlcGx5EiYKB2VudHJpZXMYASADKAsyFS50b2NrLnYxLkhpc3RvcnlFbnRyeSJTCg9Sb2xsYmFja1JlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIPCgd2ZXJzaW9uGAMgASgDEg8KB2RyeV9ydW4YBCABKAgiPwoNUm9sbGJhY2tSZXBseRIdCgNqb2IYASABKAsyEC50b2NrLnYxLkNyb25Kb2ISDwoHY2hhbmdlZBgCIAMoCSJYCg5UZXN0Sm9iUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgDEgoKAmlkGAIgASgDEiYKCHNldHRpbmdzGAMgASgLMhQudG9jay52MS5Kb2JTZXR0aW5ncyJACgxUZXN0Sm9iUmVwbHkSIwoGYW5zd2VyGAEgASgLMhMudG9jay52MS5UZXN0QW5zd2VyEgsKA3VybBgCIAEoCSJGCgVHcm91cBIKCgJpZBgBIAEoAxIMCgRuYW1lGAIgASgJEhEKCWpvYl9jb3VudBgDIAEoBRIQCghwcmlvcml0eRgEIAEoBSJuCgxHcm91cFJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAxIRCgRuYW1lGAMgASgJSACIAQESFQoIcHJpb3JpdHkYBCABKAVIAYgBAUIHCgVfbmFtZUILCglfcHJpb3JpdHkiXAoSR3JvdXBEZWxldGVSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSCgoCaWQYAiABKAMSJgoEbW9kZRgDIAEoDjIYLnRvY2sudjEuR3JvdXBEZWxldGVNb2RlIkMKEUxpc3RHcm91cHNSZXF1ZXN0EhIKCmFjY291bnRfaWQYASABKAMSEQoEbmFtZRgCIAEoCUgAiAEBQgcKBV9uYW1lIk0KC0dyb3Vwc1JlcGx5Eh4KBmdyb3VwcxgBIAMoCzIOLnRvY2sudjEuR3JvdXASHgoEam9icxgCIAMoCzIQLnRvY2sudjEuQ3JvbkpvYiJuCgdBY2NvdW50EgoKAmlkGAEgASgDEgwKBG5hbWUYAiABKAkSEAoIdGltZXpvbmUYAyABKAkSEQoJam9iX2xpbWl0GAQgASgFEhAKCGRpc2FibGVkGAUgASgIEhIKCmNyZWF0ZWRfYXQYBiABKAMiKQoTQXV0aGVudGljYXRlUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJIkAKDkFjY291bnRSZXF1ZXN0EgoKAmlkGAEgASgDEhUKCHRpbWV6b25lGAIgASgJSACIAQFCCwoJX3RpbWV6b25lIjQKElJvdGF0ZVRva2VuUmVxdWVzdBIKCgJpZBgBIAEoAxISCgp0b2tlbl9oYXNoGAIgASgJInoKFENyZWF0ZUFjY291bnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEAoIdGltZXpvbmUYAiABKAkSEgoFdG9rZW4YAyABKAlIAIgBARIWCglqb2JfbGltaXQYBCABKAVIAYgBAUIICgZfdG9rZW5CDAoKX2pvYl9saW1pdCJcChBBY2NvdW50V2l0aFRva2VuEiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSDQoFdG9rZW4YAiABKAkSFgoOc2lnbmluZ19zZWNyZXQYAyABKAkibQoSU2lnbmluZ1NlY3JldFJlcGx5EiEKB2FjY291bnQYASABKAsyEC50b2NrLnYxLkFjY291bnQSFgoOc2lnbmluZ19zZWNyZXQYAiABKAkSHAoUcHJldmlvdXNfdmFsaWRfdW50aWwYAyABKAMiFQoTTGlzdEFjY291bnRzUmVxdWVzdCIpChZEZWxldGVBY2NvdW50Sm9ic1JlcGx5Eg8KB2RlbGV0ZWQYASABKAUiMwoNQWNjb3VudHNSZXBseRIiCghhY2NvdW50cxgBIAMoCzIQLnRvY2sudjEuQWNjb3VudCIuCgxCYWRnZVJlcXVlc3QSEgoKYWNjb3VudF9pZBgBIAEoAxIKCgJpZBgCIAEoAyI/CgpCYWRnZVJlcGx5Eg0KBXRva2VuGAEgASgJEhEKCWlzc3VlZF9hdBgCIAEoAxIPCgdyZXZva2VkGAMgASgIIiUKD0JhZGdlSm9iUmVxdWVzdBISCgp0b2tlbl9oYXNoGAEgASgJKoMBCglKb2JBY3Rpb24SGgoWSk9CX0FDVElPTl9VTlNQRUNJRklFRBAAEhUKEUpPQl9BQ1RJT05fRU5BQkxFEAESFgoSSk9CX0FDVElPTl9ESVNBQkxFEAISFAoQSk9CX0FDVElPTl9QQVVTRRADEhUKEUpPQl9BQ1RJT05fREVMRVRFEAQqjgEKD0dyb3VwRGVsZXRlTW9kZRIhCh1HUk9VUF9ERUxFVEVfTU9ERV9VTlNQRUNJRklFRBAAEh0KGUdST1VQX0RFTEVURV9NT0RFX1VOR1JPVVAQARIcChhHUk9VUF9ERUxFVEVfTU9ERV9WQU5JU0gQAhIbChdHUk9VUF9ERUxFVEVfTU9ERV9FTVBUWRADMrILCgtKb2JzU2VydmljZRI2CgdBZGRKb2JzEhcudG9jay52MS5BZGRKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EksKEVJlY29yZEJhdGNoQW5zd2VyEhsudG9jay52MS5CYXRjaEFuc3dlclJlcXVlc3QaGS50b2NrLnYxLkJhdGNoQW5zd2VyUmVwbHkSOAoIRWRpdEpvYnMSGC50b2NrLnYxLkVkaXRKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjwKC0FwcGx5QWN0aW9uEhkudG9jay52MS5Kb2JBY3Rpb25SZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSMgoGR2V0Sm9iEhYudG9jay52MS5HZXRKb2JSZXF1ZXN0GhAudG9jay52MS5Dcm9uSm9iEjYKB0dldEpvYnMSFy50b2NrLnYxLkdldEpvYnNSZXF1ZXN0GhIudG9jay52MS5Kb2JzUmVwbHkSOAoITGlzdEpvYnMSGC50b2NrLnYxLkxpc3RKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5EjYKBlJ1bkpvYhIWLnRvY2sudjEuUnVuSm9iUmVxdWVzdBoULnRvY2sudjEuUnVuSm9iUmVwbHkSPAoKSm9iSGlzdG9yeRIXLnRvY2sudjEuSGlzdG9yeVJlcXVlc3QaFS50b2NrLnYxLkhpc3RvcnlSZXBseRI/CgtSb2xsYmFja0pvYhIYLnRvY2sudjEuUm9sbGJhY2tSZXF1ZXN0GhYudG9jay52MS5Sb2xsYmFja1JlcGx5EjkKB1Rlc3RKb2ISFy50b2NrLnYxLlRlc3RKb2JSZXF1ZXN0GhUudG9jay52MS5UZXN0Sm9iUmVwbHkSOAoKSXNzdWVCYWRnZRIVLnRvY2sudjEuQmFkZ2VSZXF1ZXN0GhMudG9jay52MS5CYWRnZVJlcGx5EjkKC1Jldm9rZUJhZGdlEhUudG9jay52MS5CYWRnZVJlcXVlc3QaEy50b2NrLnYxLkJhZGdlUmVwbHkSNgoIQmFkZ2VKb2ISGC50b2NrLnYxLkJhZGdlSm9iUmVxdWVzdBoQLnRvY2sudjEuQ3JvbkpvYhIxCghBZGRHcm91cBIVLnRvY2sudjEuR3JvdXBSZXF1ZXN0Gg4udG9jay52MS5Hcm91cBIyCglFZGl0R3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASMQoIR2V0R3JvdXASFS50b2NrLnYxLkdyb3VwUmVxdWVzdBoOLnRvY2sudjEuR3JvdXASPgoKTGlzdEdyb3VwcxIaLnRvY2sudjEuTGlzdEdyb3Vwc1JlcXVlc3QaFC50b2NrLnYxLkdyb3Vwc1JlcGx5EkAKC0RlbGV0ZUdyb3VwEhsudG9jay52MS5Hcm91cERlbGV0ZVJlcXVlc3QaFC50b2NrLnYxLkdyb3Vwc1JlcGx5Ej4KDEF1dGhlbnRpY2F0ZRIcLnRvY2sudjEuQXV0aGVudGljYXRlUmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI3CgpHZXRBY2NvdW50EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI4CgtFZGl0QWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSSwoTUm90YXRlU2lnbmluZ1NlY3JldBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGy50b2NrLnYxLlNpZ25pbmdTZWNyZXRSZXBseRJFCgtSb3RhdGVUb2tlbhIbLnRvY2sudjEuUm90YXRlVG9rZW5SZXF1ZXN0GhkudG9jay52MS5BY2NvdW50V2l0aFRva2VuMrgECgxBZG1pblNlcnZpY2USSQoNQ3JlYXRlQWNjb3VudBIdLnRvY2sudjEuQ3JlYXRlQWNjb3VudFJlcXVlc3QaGS50b2NrLnYxLkFjY291bnRXaXRoVG9rZW4SRAoMTGlzdEFjY291bnRzEhwudG9jay52MS5MaXN0QWNjb3VudHNSZXF1ZXN0GhYudG9jay52MS5BY2NvdW50c1JlcGx5EkEKC1JvdGF0ZVRva2VuEhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoZLnRvY2sudjEuQWNjb3VudFdpdGhUb2tlbhI7Cg5EaXNhYmxlQWNjb3VudBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaEC50b2NrLnYxLkFjY291bnQSSwoTUm90YXRlU2lnbmluZ1NlY3JldBIXLnRvY2sudjEuQWNjb3VudFJlcXVlc3QaGy50b2NrLnYxLlNpZ25pbmdTZWNyZXRSZXBseRI6Cg1FbmFibGVBY2NvdW50EhcudG9jay52MS5BY2NvdW50UmVxdWVzdBoQLnRvY2sudjEuQWNjb3VudBI/Cg9MaXN0QWNjb3VudEpvYnMSGC50b2NrLnYxLkxpc3RKb2JzUmVxdWVzdBoSLnRvY2sudjEuSm9ic1JlcGx5Ek0KEURlbGV0ZUFjY291bnRKb2JzEhcudG9jay52MS5BY2NvdW50UmVxdWVzdBofLnRvY2sudjEuRGVsZXRlQWNjb3VudEpvYnNSZXBseWIGcHJvdG8z", [file_tock_v1_events]);
 
 /**
  * A cron job as the API returns it (docs/api.md, Cron jobs). The password is never returned.
@@ -581,6 +581,31 @@ export const GetJobRequestSchema: GenMessage<GetJobRequest> = /*@__PURE__*/
   messageDesc(file_tock_v1_jobs, 6);
 
 /**
+ * cron_get for several requests at once (the gateway shares one call among the requests of a
+ * turn): the jobs found, in the order asked; an id not found is left out (its own GetJob says why).
+ *
+ * @generated from message tock.v1.GetJobsRequest
+ */
+export type GetJobsRequest = Message<"tock.v1.GetJobsRequest"> & {
+  /**
+   * @generated from field: int64 account_id = 1;
+   */
+  accountId: bigint;
+
+  /**
+   * @generated from field: repeated int64 ids = 2;
+   */
+  ids: bigint[];
+};
+
+/**
+ * Describes the message tock.v1.GetJobsRequest.
+ * Use `create(GetJobsRequestSchema)` to create a new message.
+ */
+export const GetJobsRequestSchema: GenMessage<GetJobsRequest> = /*@__PURE__*/
+  messageDesc(file_tock_v1_jobs, 7);
+
+/**
  * @generated from message tock.v1.ListJobsRequest
  */
 export type ListJobsRequest = Message<"tock.v1.ListJobsRequest"> & {
@@ -615,7 +640,7 @@ export type ListJobsRequest = Message<"tock.v1.ListJobsRequest"> & {
  * Use `create(ListJobsRequestSchema)` to create a new message.
  */
 export const ListJobsRequestSchema: GenMessage<ListJobsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 7);
+  messageDesc(file_tock_v1_jobs, 8);
 
 /**
  * @generated from message tock.v1.JobsReply
@@ -640,7 +665,7 @@ export type JobsReply = Message<"tock.v1.JobsReply"> & {
  * Use `create(JobsReplySchema)` to create a new message.
  */
 export const JobsReplySchema: GenMessage<JobsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 8);
+  messageDesc(file_tock_v1_jobs, 9);
 
 /**
  * cron_batch_add's answer (the API's `data`, as JSON), recorded with the batch's idempotency key
@@ -670,7 +695,7 @@ export type BatchAnswerRequest = Message<"tock.v1.BatchAnswerRequest"> & {
  * Use `create(BatchAnswerRequestSchema)` to create a new message.
  */
 export const BatchAnswerRequestSchema: GenMessage<BatchAnswerRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 9);
+  messageDesc(file_tock_v1_jobs, 10);
 
 /**
  * @generated from message tock.v1.BatchAnswerReply
@@ -689,7 +714,7 @@ export type BatchAnswerReply = Message<"tock.v1.BatchAnswerReply"> & {
  * Use `create(BatchAnswerReplySchema)` to create a new message.
  */
 export const BatchAnswerReplySchema: GenMessage<BatchAnswerReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 10);
+  messageDesc(file_tock_v1_jobs, 11);
 
 /**
  * @generated from message tock.v1.RunJobRequest
@@ -723,7 +748,7 @@ export type RunJobRequest = Message<"tock.v1.RunJobRequest"> & {
  * Use `create(RunJobRequestSchema)` to create a new message.
  */
 export const RunJobRequestSchema: GenMessage<RunJobRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 11);
+  messageDesc(file_tock_v1_jobs, 12);
 
 /**
  * @generated from message tock.v1.RunJobReply
@@ -740,7 +765,7 @@ export type RunJobReply = Message<"tock.v1.RunJobReply"> & {
  * Use `create(RunJobReplySchema)` to create a new message.
  */
 export const RunJobReplySchema: GenMessage<RunJobReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 12);
+  messageDesc(file_tock_v1_jobs, 13);
 
 /**
  * @generated from message tock.v1.HistoryRequest
@@ -779,7 +804,7 @@ export type HistoryRequest = Message<"tock.v1.HistoryRequest"> & {
  * Use `create(HistoryRequestSchema)` to create a new message.
  */
 export const HistoryRequestSchema: GenMessage<HistoryRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 13);
+  messageDesc(file_tock_v1_jobs, 14);
 
 /**
  * One setting a version changed. Values are JSON texts, shown as cron_get shows them (secret parts
@@ -818,7 +843,7 @@ export type SettingChange = Message<"tock.v1.SettingChange"> & {
  * Use `create(SettingChangeSchema)` to create a new message.
  */
 export const SettingChangeSchema: GenMessage<SettingChange> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 14);
+  messageDesc(file_tock_v1_jobs, 15);
 
 /**
  * @generated from message tock.v1.HistoryEntry
@@ -881,7 +906,7 @@ export type HistoryEntry = Message<"tock.v1.HistoryEntry"> & {
  * Use `create(HistoryEntrySchema)` to create a new message.
  */
 export const HistoryEntrySchema: GenMessage<HistoryEntry> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 15);
+  messageDesc(file_tock_v1_jobs, 16);
 
 /**
  * @generated from message tock.v1.HistoryReply
@@ -898,7 +923,7 @@ export type HistoryReply = Message<"tock.v1.HistoryReply"> & {
  * Use `create(HistoryReplySchema)` to create a new message.
  */
 export const HistoryReplySchema: GenMessage<HistoryReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 16);
+  messageDesc(file_tock_v1_jobs, 17);
 
 /**
  * cron_rollback: the settings of an earlier version, restored as a new version.
@@ -934,7 +959,7 @@ export type RollbackRequest = Message<"tock.v1.RollbackRequest"> & {
  * Use `create(RollbackRequestSchema)` to create a new message.
  */
 export const RollbackRequestSchema: GenMessage<RollbackRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 17);
+  messageDesc(file_tock_v1_jobs, 18);
 
 /**
  * @generated from message tock.v1.RollbackReply
@@ -960,7 +985,7 @@ export type RollbackReply = Message<"tock.v1.RollbackReply"> & {
  * Use `create(RollbackReplySchema)` to create a new message.
  */
 export const RollbackReplySchema: GenMessage<RollbackReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 18);
+  messageDesc(file_tock_v1_jobs, 19);
 
 /**
  * cron_test: one call of a job's settings, made by an executor, recorded nowhere.
@@ -992,7 +1017,7 @@ export type TestJobRequest = Message<"tock.v1.TestJobRequest"> & {
  * Use `create(TestJobRequestSchema)` to create a new message.
  */
 export const TestJobRequestSchema: GenMessage<TestJobRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 19);
+  messageDesc(file_tock_v1_jobs, 20);
 
 /**
  * @generated from message tock.v1.TestJobReply
@@ -1016,7 +1041,7 @@ export type TestJobReply = Message<"tock.v1.TestJobReply"> & {
  * Use `create(TestJobReplySchema)` to create a new message.
  */
 export const TestJobReplySchema: GenMessage<TestJobReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 20);
+  messageDesc(file_tock_v1_jobs, 21);
 
 /**
  * @generated from message tock.v1.Group
@@ -1048,7 +1073,7 @@ export type Group = Message<"tock.v1.Group"> & {
  * Use `create(GroupSchema)` to create a new message.
  */
 export const GroupSchema: GenMessage<Group> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 21);
+  messageDesc(file_tock_v1_jobs, 22);
 
 /**
  * @generated from message tock.v1.GroupRequest
@@ -1080,7 +1105,7 @@ export type GroupRequest = Message<"tock.v1.GroupRequest"> & {
  * Use `create(GroupRequestSchema)` to create a new message.
  */
 export const GroupRequestSchema: GenMessage<GroupRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 22);
+  messageDesc(file_tock_v1_jobs, 23);
 
 /**
  * @generated from message tock.v1.GroupDeleteRequest
@@ -1107,7 +1132,7 @@ export type GroupDeleteRequest = Message<"tock.v1.GroupDeleteRequest"> & {
  * Use `create(GroupDeleteRequestSchema)` to create a new message.
  */
 export const GroupDeleteRequestSchema: GenMessage<GroupDeleteRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 23);
+  messageDesc(file_tock_v1_jobs, 24);
 
 /**
  * @generated from message tock.v1.ListGroupsRequest
@@ -1131,7 +1156,7 @@ export type ListGroupsRequest = Message<"tock.v1.ListGroupsRequest"> & {
  * Use `create(ListGroupsRequestSchema)` to create a new message.
  */
 export const ListGroupsRequestSchema: GenMessage<ListGroupsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 24);
+  messageDesc(file_tock_v1_jobs, 25);
 
 /**
  * @generated from message tock.v1.GroupsReply
@@ -1155,7 +1180,7 @@ export type GroupsReply = Message<"tock.v1.GroupsReply"> & {
  * Use `create(GroupsReplySchema)` to create a new message.
  */
 export const GroupsReplySchema: GenMessage<GroupsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 25);
+  messageDesc(file_tock_v1_jobs, 26);
 
 /**
  * @generated from message tock.v1.Account
@@ -1197,7 +1222,7 @@ export type Account = Message<"tock.v1.Account"> & {
  * Use `create(AccountSchema)` to create a new message.
  */
 export const AccountSchema: GenMessage<Account> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 26);
+  messageDesc(file_tock_v1_jobs, 27);
 
 /**
  * @generated from message tock.v1.AuthenticateRequest
@@ -1216,7 +1241,7 @@ export type AuthenticateRequest = Message<"tock.v1.AuthenticateRequest"> & {
  * Use `create(AuthenticateRequestSchema)` to create a new message.
  */
 export const AuthenticateRequestSchema: GenMessage<AuthenticateRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 27);
+  messageDesc(file_tock_v1_jobs, 28);
 
 /**
  * @generated from message tock.v1.AccountRequest
@@ -1238,7 +1263,7 @@ export type AccountRequest = Message<"tock.v1.AccountRequest"> & {
  * Use `create(AccountRequestSchema)` to create a new message.
  */
 export const AccountRequestSchema: GenMessage<AccountRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 28);
+  messageDesc(file_tock_v1_jobs, 29);
 
 /**
  * account_token_rotate. The hash of the token being replaced, which the caller presented: the
@@ -1264,7 +1289,7 @@ export type RotateTokenRequest = Message<"tock.v1.RotateTokenRequest"> & {
  * Use `create(RotateTokenRequestSchema)` to create a new message.
  */
 export const RotateTokenRequestSchema: GenMessage<RotateTokenRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 29);
+  messageDesc(file_tock_v1_jobs, 30);
 
 /**
  * @generated from message tock.v1.CreateAccountRequest
@@ -1301,7 +1326,7 @@ export type CreateAccountRequest = Message<"tock.v1.CreateAccountRequest"> & {
  * Use `create(CreateAccountRequestSchema)` to create a new message.
  */
 export const CreateAccountRequestSchema: GenMessage<CreateAccountRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 30);
+  messageDesc(file_tock_v1_jobs, 31);
 
 /**
  * @generated from message tock.v1.AccountWithToken
@@ -1332,7 +1357,7 @@ export type AccountWithToken = Message<"tock.v1.AccountWithToken"> & {
  * Use `create(AccountWithTokenSchema)` to create a new message.
  */
 export const AccountWithTokenSchema: GenMessage<AccountWithToken> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 31);
+  messageDesc(file_tock_v1_jobs, 32);
 
 /**
  * account_secret_rotate: the new secret, shown only in this answer.
@@ -1363,7 +1388,7 @@ export type SigningSecretReply = Message<"tock.v1.SigningSecretReply"> & {
  * Use `create(SigningSecretReplySchema)` to create a new message.
  */
 export const SigningSecretReplySchema: GenMessage<SigningSecretReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 32);
+  messageDesc(file_tock_v1_jobs, 33);
 
 /**
  * @generated from message tock.v1.ListAccountsRequest
@@ -1376,7 +1401,7 @@ export type ListAccountsRequest = Message<"tock.v1.ListAccountsRequest"> & {
  * Use `create(ListAccountsRequestSchema)` to create a new message.
  */
 export const ListAccountsRequestSchema: GenMessage<ListAccountsRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 33);
+  messageDesc(file_tock_v1_jobs, 34);
 
 /**
  * @generated from message tock.v1.DeleteAccountJobsReply
@@ -1393,7 +1418,7 @@ export type DeleteAccountJobsReply = Message<"tock.v1.DeleteAccountJobsReply"> &
  * Use `create(DeleteAccountJobsReplySchema)` to create a new message.
  */
 export const DeleteAccountJobsReplySchema: GenMessage<DeleteAccountJobsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 34);
+  messageDesc(file_tock_v1_jobs, 35);
 
 /**
  * @generated from message tock.v1.AccountsReply
@@ -1410,7 +1435,7 @@ export type AccountsReply = Message<"tock.v1.AccountsReply"> & {
  * Use `create(AccountsReplySchema)` to create a new message.
  */
 export const AccountsReplySchema: GenMessage<AccountsReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 35);
+  messageDesc(file_tock_v1_jobs, 36);
 
 /**
  * cron_badge and cron_badge_revoke: the caller's job.
@@ -1434,7 +1459,7 @@ export type BadgeRequest = Message<"tock.v1.BadgeRequest"> & {
  * Use `create(BadgeRequestSchema)` to create a new message.
  */
 export const BadgeRequestSchema: GenMessage<BadgeRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 36);
+  messageDesc(file_tock_v1_jobs, 37);
 
 /**
  * @generated from message tock.v1.BadgeReply
@@ -1467,7 +1492,7 @@ export type BadgeReply = Message<"tock.v1.BadgeReply"> & {
  * Use `create(BadgeReplySchema)` to create a new message.
  */
 export const BadgeReplySchema: GenMessage<BadgeReply> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 37);
+  messageDesc(file_tock_v1_jobs, 38);
 
 /**
  * A badge URL's request: no account, the token is the credential.
@@ -1488,7 +1513,7 @@ export type BadgeJobRequest = Message<"tock.v1.BadgeJobRequest"> & {
  * Use `create(BadgeJobRequestSchema)` to create a new message.
  */
 export const BadgeJobRequestSchema: GenMessage<BadgeJobRequest> = /*@__PURE__*/
-  messageDesc(file_tock_v1_jobs, 38);
+  messageDesc(file_tock_v1_jobs, 39);
 
 /**
  * @generated from enum tock.v1.JobAction
@@ -1608,6 +1633,14 @@ export const JobsService: GenService<{
     methodKind: "unary";
     input: typeof GetJobRequestSchema;
     output: typeof CronJobSchema;
+  },
+  /**
+   * @generated from rpc tock.v1.JobsService.GetJobs
+   */
+  getJobs: {
+    methodKind: "unary";
+    input: typeof GetJobsRequestSchema;
+    output: typeof JobsReplySchema;
   },
   /**
    * @generated from rpc tock.v1.JobsService.ListJobs
