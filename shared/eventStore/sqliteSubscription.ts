@@ -44,8 +44,11 @@ export interface SubscriptionSource<Row extends { position: number }> {
   /** A private `:memory:` database: no other process can append, so there is nothing to poll for. */
   memory: boolean;
   pollIntervalMs: number;
-  /** Up to PAGE_SIZE rows after `checkpoint`, in position order; store failures come out translated. */
-  readPage: (options: SubscribeOptions, checkpoint: number) => Row[];
+  /**
+   * Up to PAGE_SIZE rows after `checkpoint`, in position order, and the position up to which the
+   * page accounts for the file (the subscription resumes after it); store failures come out translated.
+   */
+  readPage: (options: SubscribeOptions, checkpoint: number) => { rows: Row[]; through: number };
   toRecorded: (row: Row) => RecordedEvent;
   /** Each subscription is in here until closed, so closing the store closes it. */
   subscriptions: Set<Subscription>;
@@ -105,13 +108,14 @@ export function startSubscription<Row extends { position: number }>(
       while (!state.stopped) {
         // Taken before the read: an append landing while handlers run must not be slept through.
         const version = notifier.version;
-        const rows = source.readPage(options, checkpoint);
+        const { rows, through } = source.readPage(options, checkpoint);
         for (const row of rows) {
           if (state.stopped) return;
           await handler(toRecorded(row));
           checkpoint = row.position;
           await slice();
         }
+        checkpoint = Math.max(checkpoint, through);
         if (rows.length < PAGE_SIZE) {
           state.markCaughtUp();
           await waitForAppends(state, version);
