@@ -73,7 +73,11 @@ export class ScheduleProjection {
     this.position = position;
     const fresh = this.watermark !== null && position > this.watermark.position;
     if (event.type === 'JobCreated') {
-      const job = compactJob(evolveJob(null, event)!, true);
+      const folded = evolveJob(null, event)!;
+      // The event's own settings object (as decoded, of one shape) is kept as it is: the jobs view
+      // holds the same object, so a job is one settings object in memory, not two. Settings
+      // completed with defaults (an event of an older Tock) were spread, and are compacted.
+      const job = compactJob(folded, folded.settings !== event.data.settings);
       const at = job.createdAt;
       // An account enabled again after this job's creation: its occurrences count from the enable.
       const since = Math.max(at, this.accounts.floorOf(job.accountId));

@@ -60,21 +60,30 @@ export const headerSecrets = (text: string): string => {
 
 type SecretFields = { password?: unknown; url?: unknown; httpHeaders?: unknown };
 
+/**
+ * The settings with their secret parts mapped: a copy when a part changed, else the same object.
+ * A job with no secret is then one settings object in memory, shared by every view folding its
+ * events (the jobs view opens what the planner keeps sealed), instead of one copy per view.
+ */
 function mapSecrets<T extends SecretFields>(settings: T, password: (v: string) => string, url: (v: string) => string, headers: (v: string) => string): T {
+  const p = typeof settings.password === 'string' && settings.password !== '' ? password(settings.password) : settings.password;
+  const u = typeof settings.url === 'string' ? url(settings.url) : settings.url;
+  const h = typeof settings.httpHeaders === 'string' ? headers(settings.httpHeaders) : settings.httpHeaders;
+  if (p === settings.password && u === settings.url && h === settings.httpHeaders) return settings;
   const out = { ...settings };
-  if (typeof out.password === 'string' && out.password !== '') out.password = password(out.password);
-  if (typeof out.url === 'string') out.url = url(out.url);
-  if (typeof out.httpHeaders === 'string') out.httpHeaders = headers(out.httpHeaders);
+  if (p !== settings.password) out.password = p;
+  if (u !== settings.url) out.url = u;
+  if (h !== settings.httpHeaders) out.httpHeaders = h;
   return out;
 }
 
-/** A copy with every secret part sealed (settings of JobCreated, changes of JobEdited). */
+/** With every secret part sealed (settings of JobCreated, changes of JobEdited). */
 export const sealSecrets = <T extends SecretFields>(settings: T, sealer: Sealer): T =>
   mapSecrets(settings, (v) => sealer.seal(v), (v) => sealUrl(v, sealer), (v) => sealHeaders(v, sealer));
 
-/** A copy with every sealed part opened; clear values (written before sealing existed) stay as they are. */
+/** With every sealed part opened; clear values (written before sealing existed) stay as they are. */
 export const openSecrets = <T extends SecretFields>(settings: T, sealer: Sealer): T =>
   mapSecrets(settings, (v) => sealer.open(v), (v) => openUrl(v, sealer), (v) => openHeaders(v, sealer));
 
-/** A copy as an API answer or a log may show it. */
+/** As an API answer or a log may show it. */
 export const maskSecrets = <T extends SecretFields>(settings: T): T => mapSecrets(settings, () => '********', maskUrl, maskHeaders);
