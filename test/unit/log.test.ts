@@ -55,10 +55,11 @@ describe('logger', () => {
       job: { id: 1, password: 'p4ss-nested', url: 'https://carol:pw-in-url@example.com/a?b=1', httpHeaders: 'X-Key: hdr-secret' },
       request: { headers: { authorization: 'Bearer tok-header' } },
       urls: ['ftp://dave:pw-in-array@files.example.com/'],
+      deep: { a: { b: { c: { password: 'p4ss-deep', token: 'tok-deep' } } } },
       error,
     });
     const text = JSON.stringify(lines);
-    for (const secret of ['p4ss-top', 'tok-top', 'p4ss-nested', 'pw-in-url', 'hdr-secret', 'tok-header', 'pw-in-array', 's3cret', 'hunter2', 'alice:', 'bob:']) {
+    for (const secret of ['p4ss-deep', 'tok-deep', 'p4ss-top', 'tok-top', 'p4ss-nested', 'pw-in-url', 'hdr-secret', 'tok-header', 'pw-in-array', 's3cret', 'hunter2', 'alice:', 'bob:']) {
       expect(text, secret).not.to.include(secret);
     }
     const [line] = lines;
