@@ -7,8 +7,6 @@ import { logRecord, resultStatus } from './records.ts';
 export const RECENT_OUTCOMES = 20;
 /** `lastResult`'s output and error are cut to this many characters: a list of 1000 jobs stays small (cron_logs has them whole). */
 export const LAST_RESULT_TEXT = 200;
-/** Jobs per Summaries call: each is one short turn of the logs service, not one long one for a whole page. */
-const SUMMARIES_PER_CALL = 100;
 const DAY_S = 86_400;
 const HOUR_S = 3600;
 /** Hours in `hourly24h`: the current one and the 23 before it. */
@@ -52,8 +50,9 @@ function nameGroups(jobs: { id: bigint; group?: bigint }[], health: Map<bigint, 
 }
 
 /**
- * The health of some jobs of an account, from the logs read model (one Summaries call per 100
- * jobs) and the group names from the jobs service. A convenience like nextRun: when the logs
+ * The health of some jobs of an account, from the logs read model (one Summaries ask, which the
+ * gateway's shared reads split into calls of 100 jobs: sharedReads.ts) and the group names from
+ * the jobs service. A convenience like nextRun: when the logs
  * service cannot answer, the records come without it (null) instead of failing the read.
  */
 export async function jobHealth(clients: Clients, accountId: bigint, jobs: { id: bigint; group?: bigint }[], nowMs: number): Promise<Map<bigint, JobHealth> | undefined> {
@@ -61,15 +60,13 @@ export async function jobHealth(clients: Clients, accountId: bigint, jobs: { id:
   if (!logs || !jobs.length) return undefined;
   const since = BigInt(Math.floor(nowMs / 1000) - DAY_S);
   const hoursFrom = firstHour(nowMs);
-  const chunks: bigint[][] = [];
-  for (let i = 0; i < jobs.length; i += SUMMARIES_PER_CALL) chunks.push(jobs.slice(i, i + SUMMARIES_PER_CALL).map((j) => j.id));
-  const [replies, names] = await Promise.all([
-    Promise.all(chunks.map((ids) => logs.summaries({ accountId, ids, recent: RECENT_OUTCOMES, since, hoursFrom: BigInt(hoursFrom), hours: HOURLY_HOURS }))).catch(() => undefined),
+  const [reply, names] = await Promise.all([
+    logs.summaries({ accountId, ids: jobs.map((j) => j.id), recent: RECENT_OUTCOMES, since, hoursFrom: BigInt(hoursFrom), hours: HOURLY_HOURS }).catch(() => undefined),
     groupNames(clients, accountId, jobs),
   ]);
-  if (!replies) return undefined;
+  if (!reply) return undefined;
   const health = new Map<bigint, JobHealth>();
-  for (const s of replies.flatMap((r) => r.summaries)) {
+  for (const s of reply.summaries) {
     const last = s.last && logRecord(s.last).result;
     health.set(s.jobId, {
       lastResult: last ? { ...last, output: cut(last.output), error: cut(last.error) } : null,

@@ -4,7 +4,10 @@ import { NextRunOfReplySchema } from '../../shared/gen/tock/v1/planner_pb.ts';
 import { perTurn } from '../../shared/perTurn.ts';
 import type { Clients } from './call.ts';
 
-/** Jobs per Summaries call, however many requests joined: each call stays one short turn of the logs service. */
+/**
+ * Jobs per Summaries call, however many requests joined and however many jobs each asked for (a
+ * page of 1000): each call stays one short turn of the logs service, not one long one.
+ */
 const SUMMARIES_PER_CALL = 100;
 
 const union = (lists: bigint[][]) => [...new Set(lists.flat())];

@@ -144,29 +144,19 @@ export function openSqliteEventStore(path: string, options: SqliteEventStoreOpti
   // where a page query costs three times that and more per row.
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   let seenVersion = dataVersion.get();
-  // What the open transaction inserted and deleted: for the tail once it commits.
+  // What the open transaction inserted and deleted: the tail's once it commits, forgotten if not.
   let inserted: EventRow[] = [];
   let cuts: [string, number][] = [];
-  const committed = <T>(result: T): T => {
-    tail.appended(inserted);
-    for (const [stream, revision] of cuts) tail.truncated(stream, revision);
-    inserted = [];
-    cuts = [];
-    return result;
-  };
-  const rolledBack = (error: unknown): never => {
-    inserted = [];
-    cuts = [];
-    throw error;
-  };
   const inTransaction = <T>(fn: () => T): T => {
-    let result: T;
     try {
-      result = fn();
-    } catch (error) {
-      return rolledBack(error);
+      const result = fn();
+      tail.appended(inserted);
+      for (const [stream, revision] of cuts) tail.truncated(stream, revision);
+      return result;
+    } finally {
+      inserted = [];
+      cuts = [];
     }
-    return committed(result);
   };
 
   /** Appends to one stream inside the caller's transaction. */
