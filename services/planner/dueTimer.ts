@@ -1,6 +1,11 @@
 import type { Clock } from '../../shared/clock.ts';
 import type { Entry } from './firing.ts';
-import type { TimerHeap } from './timerHeap.ts';
+
+/** What the timer takes entries from: the planner's EntryHeap. */
+export interface DueHeap {
+  headAt(): number | undefined;
+  popDue(now: number): Entry | undefined;
+}
 
 /** Entries fired per macrotask when many fall due at once. */
 const DRAIN_CHUNK = 256;
@@ -16,7 +21,7 @@ export class DueTimer {
 
   /** `fire(entry, now)`: fires one due entry taken off the heap. */
   constructor(
-    private readonly heap: TimerHeap<Entry>,
+    private readonly heap: DueHeap,
     private readonly clock: Clock,
     private readonly fire: (e: Entry, now: number) => void,
   ) {}
@@ -34,17 +39,17 @@ export class DueTimer {
   }
 
   private hasDue() {
-    const head = this.heap.peek();
-    return head !== undefined && head.at <= this.clock.now();
+    const head = this.heap.headAt();
+    return head !== undefined && head <= this.clock.now();
   }
 
   /** One timer, on the heap's head. A head already due is drained in a microtask (no clock advance needed). */
   arm() {
     if (!this.live) return;
-    const head = this.heap.peek();
-    if (!head) return;
+    const at = this.heap.headAt();
+    if (at === undefined) return;
     const { clock } = this;
-    if (head.at <= clock.now()) {
+    if (at <= clock.now()) {
       if (!this.drainQueued) {
         this.drainQueued = true;
         queueMicrotask(() => {
@@ -54,9 +59,8 @@ export class DueTimer {
       }
       return;
     }
-    if (this.wake && this.wake.at <= head.at) return;
+    if (this.wake && this.wake.at <= at) return;
     this.wake?.cancel();
-    const at = head.at;
     this.wake = {
       at,
       cancel: clock.setTimer(at, () => {

@@ -19,7 +19,7 @@ import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './s
 import { accountCalendar } from './calendar.ts';
 import { DueTimer } from './dueTimer.ts';
 import { startSweep } from './startSweep.ts';
-import { TimerHeap } from './timerHeap.ts';
+import { EntryHeap } from './entryHeap.ts';
 import { readWatermark, WATERMARK_KEEP, WATERMARK_STREAM, writeWatermark } from './watermark.ts';
 
 export interface PlannerOptions {
@@ -52,7 +52,7 @@ export interface PlannerOptions {
  */
 export class Planner {
   projection = new ScheduleProjection();
-  private readonly heap = new TimerHeap<Entry>((e) => isCurrentEntry(this.projection, e));
+  private readonly heap: EntryHeap;
   private readonly dispatcher: Dispatcher;
   private readonly misfireMs: number;
   private readonly watermarkEveryMs: number;
@@ -83,6 +83,7 @@ export class Planner {
     this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
     this.leadMs = Math.max(0, options.leadMs ?? 0);
+    this.heap = new EntryHeap((jobId, version) => this.projection.get(jobId)?.version === version, (e) => isCurrentEntry(this.projection, e), this.leadMs);
     this.dispatcher = new Dispatcher(options.bus, options.clock, options.log, options.concurrency ?? 256);
     this.cancels = createCancelNotices(options);
     this.timer = new DueTimer(this.heap, options.clock, (e, now) => fireEntry(this.firing, this.projection, e, now));
@@ -126,16 +127,16 @@ export class Planner {
     // take seconds); events that arrive meanwhile wait for it, then are planned as they come.
     let sweepDone!: () => void;
     this.sweeping = new Promise<void>((resolve) => (sweepDone = resolve));
-    const { entries, due } = await startSweep({
+    const { due } = await startSweep({
       projection: this.projection,
       watermark,
       now: clock.now(),
       misfireMs: this.misfireMs,
       enqueue: (plan, order) => this.enqueue(plan, order),
       entry: (plan, kind, at, occurrence) => this.entry(plan, kind, at, occurrence),
+      push: (e) => this.heap.push(e),
     });
     this.projection.catchingUp = false;
-    this.heap.pushAll(entries);
     this.timer.live = true;
     this.sweeping = null;
     sweepDone();
@@ -292,8 +293,8 @@ export class Planner {
   /** Everything due before the earliest run not yet acked (or not yet popped from the heap) is out. */
   private async recordWatermark() {
     const now = this.options.clock.now();
-    const head = this.heap.peek();
-    const at = Math.min(now, this.dispatcher.lowestPending() - 1, head ? head.at - 1 : Infinity);
+    const head = this.heap.headAt();
+    const at = Math.min(now, this.dispatcher.lowestPending() - 1, head !== undefined ? head - 1 : Infinity);
     if (this.watermark && at <= this.watermark.at) return;
     const w = { at, position: this.projection.position };
     await writeWatermark(this.options.store, w);

@@ -16,18 +16,19 @@ export interface SweepContext {
   enqueue(plan: { job: CronJob; since: number }, order: PlannedRun): void;
   /** The heap entry for one of the plan's instants. */
   entry(plan: JobPlan, kind: Entry['kind'], due: number, occurrence: number): Entry;
+  /** Puts an entry on the heap (which fires nothing until the sweep is over). */
+  push(e: Entry): void;
 }
 
 /**
  * Plans everything the rebuilt projection holds, once, when the planner starts: enqueues the runs
- * missed while no planner ran (and the skip records and owed runs of that time), and returns the
- * heap entries for what comes later with the number of runs enqueued as due. In time slices: a
+ * missed while no planner ran (and the skip records and owed runs of that time), puts what comes
+ * later on the heap, and returns the number of runs enqueued as due. In time slices: a
  * million schedules take seconds, and the process must keep answering meanwhile.
  */
-export async function startSweep(ctx: SweepContext): Promise<{ entries: Entry[]; due: number }> {
+export async function startSweep(ctx: SweepContext): Promise<{ due: number }> {
   const { projection, watermark, now, misfireMs } = ctx;
   const slice = timeSlicer();
-  const entries: Entry[] = [];
   let due = 0;
   for (const plan of projection.plans.values()) {
     await slice();
@@ -39,9 +40,9 @@ export async function startSweep(ctx: SweepContext): Promise<{ entries: Entry[];
       ctx.enqueue(plan, order);
       due++;
     }
-    for (const order of c.delayed) entries.push(ctx.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
-    for (const q of plan.queued ?? []) entries.push({ ...ctx.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
-    if (c.next !== null) entries.push(ctx.entry(plan, TICK, c.next, c.next));
+    for (const order of c.delayed) ctx.push(ctx.entry(plan, DELAYED, order.scheduledAt, order.occurrenceAt));
+    for (const q of plan.queued ?? []) ctx.push({ ...ctx.entry(plan, QUEUED, q.runAt, q.runAt), runId: q.runId });
+    if (c.next !== null) ctx.push(ctx.entry(plan, TICK, c.next, c.next));
   }
   // Runs owed by versions the jobs had while no planner ran (deleted jobs' too), as they were then.
   for (const owed of projection.owed.values()) {
@@ -52,5 +53,5 @@ export async function startSweep(ctx: SweepContext): Promise<{ entries: Entry[];
     }
   }
   projection.owed.clear();
-  return { entries, due };
+  return { due };
 }

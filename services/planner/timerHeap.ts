@@ -34,16 +34,6 @@ export class TimerHeap<T extends Timed> {
     a[i] = entry;
   }
 
-  /** Adds many entries at once: O(n) heapify when the heap is small relative to them (the rebuild at start). */
-  pushAll(entries: T[]) {
-    if (entries.length < this.items.length) {
-      for (const e of entries) this.push(e);
-      return;
-    }
-    for (const e of entries) this.items.push(e);
-    this.heapify();
-  }
-
   /** The earliest current entry, or undefined; stale heads are dropped on the way. */
   peek(): T | undefined {
     while (this.items.length > 0 && !this.isCurrent(this.items[0]!)) {

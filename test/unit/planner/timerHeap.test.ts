@@ -38,18 +38,6 @@ describe('planner: timer heap', () => {
     expect(heap.peek()!.at).to.be.greaterThan(5000);
   });
 
-  it('pushAll heapifies in bulk with the same order as pushes', () => {
-    const { heap, versions } = heapWithVersions();
-    const rnd = random(3);
-    const entries = Array.from({ length: 5000 }, (_, job) => (versions.set(job, 1), { at: Math.floor(rnd() * 1e6), job, version: 1 }));
-    heap.pushAll(entries);
-    heap.pushAll(entries.slice(0, 10).map((e) => ({ ...e, at: e.at + 1 })));
-    const popped: number[] = [];
-    for (let e = heap.popDue(Infinity); e; e = heap.popDue(Infinity)) popped.push(e.at);
-    const expected = [...entries.map((e) => e.at), ...entries.slice(0, 10).map((e) => e.at + 1)].sort((a, b) => a - b);
-    expect(popped).to.deep.equal(expected);
-  });
-
   it('lazy invalidation: an entry of an older job version is skipped, never returned', () => {
     const { heap, versions } = heapWithVersions();
     versions.set(1, 1).set(2, 1);
