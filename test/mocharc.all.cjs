@@ -16,6 +16,7 @@ const LONGEST_FIRST = [
   'test/e2e/slice.test.ts',
   'test/e2e/api/cli.test.ts',
   'test/e2e/dashboardAreas.test.ts',
+  'test/e2e/npmStart.test.ts',
   'test/e2e/distributed.test.ts',
   'test/e2e/schemaVersions.test.ts',
   'test/fault/selfHealing.test.ts',

@@ -47,8 +47,7 @@ describe('compiled build (dist/): plain node, no TypeScript loader', function ()
       expect(bundle.status, bundle.stdout + bundle.stderr).to.equal(0);
     }
     // What the image's runtime stage copies besides node_modules: package.json and the launcher.
-    mkdirSync(join(app, 'bin'));
-    copyFileSync(join(ROOT, 'bin/tock.js'), join(app, 'bin/tock.js'));
+    cpSync(join(ROOT, 'bin'), join(app, 'bin'), { recursive: true });
     copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
   });
   after(async () => {
