@@ -52,8 +52,14 @@ export interface Registered {
   gapMs: number;
   cpuMsPerThousand: number;
   rssIdleMb: number;
+  /** 15 s after the last call: the young generation and the old one still sized for the burst. */
   rssHeldMb: number;
+  /** `SETTLE_S` after the last call, at rest: V8's memory reducer has run (it waits for a quiet spell). */
+  rssSettledMb: number;
 }
+
+/** How long after the last call the settled RSS is read. V8 shrinks its heap after a minute or so of low allocation. */
+export const SETTLE_S = 150;
 
 /** Starts a fresh Tock, registers `n` jobs, reads its process tree's RSS once it has taken them in, stops it. */
 export async function registerInTock(n: number): Promise<Registered> {
@@ -75,7 +81,10 @@ export async function registerInTock(n: number): Promise<Registered> {
     // The planner and the projections take the jobs in after the last answer; then the heap settles.
     await new Promise((r) => setTimeout(r, 15_000));
     const rssHeld = treeUsage(tock.pid).rss;
-    return { n, seconds, idle, slowestMs: run.slowestMs, gapMs: run.gapMs, cpuMsPerThousand: cpuUs / n, rssIdleMb: rssIdle / 2 ** 20, rssHeldMb: rssHeld / 2 ** 20 };
+    await new Promise((r) => setTimeout(r, (SETTLE_S - 15) * 1000));
+    const rssSettled = treeUsage(tock.pid).rss;
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    return { n, seconds, idle, slowestMs: run.slowestMs, gapMs: run.gapMs, cpuMsPerThousand: cpuUs / n, rssIdleMb: mb(rssIdle), rssHeldMb: mb(rssHeld), rssSettledMb: mb(rssSettled) };
   } finally {
     await tock.stop();
   }
