@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { random } from '../../support/random.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { EntryHeap } from '../../../services/planner/entryHeap.ts';
@@ -16,17 +17,6 @@ function heapWithVersions() {
 }
 
 const tick = (jobId: number, version: number, due: number): Entry => ({ at: due - LEAD, due, jobId, version, kind: TICK, occurrence: due, runId: null });
-
-/** xorshift: repeatable pseudo-random numbers for the test. */
-function random(seed: number) {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 describe('planner: entry heap (ticks in typed arrays, other entries as objects)', () => {
   it('gives back each tick as it was pushed, with its due instant and occurrence, earliest first across both kinds', () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { random } from '../../support/random.ts';
 import { TimerHeap } from '../../../services/planner/timerHeap.ts';
 
 type E = { at: number; job: number; version: number };
@@ -8,17 +9,6 @@ function heapWithVersions() {
   const versions = new Map<number, number>();
   const heap = new TimerHeap<E>((e) => versions.get(e.job) === e.version);
   return { heap, versions };
-}
-
-/** xorshift: repeatable pseudo-random numbers for the test. */
-function random(seed: number) {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
 }
 
 describe('planner: timer heap', () => {
