@@ -22,6 +22,11 @@ export class EntryHeap {
     this.others = new TimerHeap(isCurrent);
   }
 
+  private readonly tickEntry = (at: number, jobId: number, version: number): Entry => {
+    const due = at + this.leadMs;
+    return { at, due, jobId, version, kind: TICK, occurrence: due, runId: null };
+  };
+
   get size() {
     return this.ticks.size + this.others.size;
   }
@@ -43,9 +48,7 @@ export class EntryHeap {
     const t = this.ticks.peekAt();
     const o = this.others.peek();
     if (t !== undefined && t <= now && (o === undefined || t <= o.at)) {
-      const { at, jobId, version } = this.ticks.pop();
-      const due = at + this.leadMs;
-      return { at, due, jobId, version, kind: TICK, occurrence: due, runId: null };
+      return this.ticks.pop(this.tickEntry);
     }
     return this.others.popDue(now);
   }

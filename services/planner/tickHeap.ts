@@ -21,7 +21,7 @@ export class TickHeap {
   }
 
   push(at: number, jobId: number, version: number) {
-    if (this.n === this.at.length) this.grow(this.n * 2);
+    if (this.n === this.at.length) this.resize(this.n * 2);
     this.siftUp(this.n++, at, jobId, version);
   }
 
@@ -34,9 +34,9 @@ export class TickHeap {
     return this.n > 0 ? this.at[0] : undefined;
   }
 
-  /** Removes the head (call peekAt first); returns its job id and version. */
-  pop(): { at: number; jobId: number; version: number } {
-    const head = { at: this.at[0]!, jobId: this.job[0]!, version: this.version[0]! };
+  /** Removes the head (call peekAt first) and returns what `make` builds of it: one object a fired tick, no more. */
+  pop<T>(make: (at: number, jobId: number, version: number) => T): T {
+    const head = make(this.at[0]!, this.job[0]!, this.version[0]!);
     this.removeHead();
     return head;
   }
@@ -58,11 +58,12 @@ export class TickHeap {
     }
     this.n = kept;
     this.stale = 0;
-    if (this.at.length > 2048 && kept < this.at.length / 4) this.grow(Math.max(1024, kept * 2));
+    if (this.at.length > 2048 && kept < this.at.length / 4) this.resize(Math.max(1024, kept * 2));
     for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i, this.at[i]!, this.job[i]!, this.version[i]!);
   }
 
-  private grow(size: number) {
+  /** New arrays of `size` entries (larger when full, smaller after a compaction freed most), the held ones copied. */
+  private resize(size: number) {
     const resize = <A extends Float64Array | Uint32Array>(a: A, make: (n: number) => A) => {
       const b = make(size);
       b.set(a.subarray(0, this.n));
