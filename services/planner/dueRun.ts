@@ -35,6 +35,7 @@ export function toDueRun(job: CronJob, order: PlannedRun, planning: Planning = U
     plannedAt: BigInt(planning.plannedAt),
     planSince: BigInt(planning.planSince),
     skip: order.skip ? SkipReason.ACCOUNT_DISABLED : SkipReason.UNSPECIFIED,
+    nextDueAt: BigInt(order.nextDueAt ?? 0),
   });
 }
 
