@@ -1,6 +1,6 @@
 // Tock as `npm start` starts it (embedded, its own process tree), for benches that measure it from
 // outside: a data directory of its own, free ports, a bootstrap token, the rate limit off.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -20,6 +20,10 @@ export interface TockProcess {
   token: string;
   /** Posts one API call with the bootstrap token; throws on a refusal. */
   call(fn: string, body: unknown): Promise<unknown>;
+  /** The same with another account's token. */
+  callAs(token: string, fn: string, body: unknown): Promise<unknown>;
+  /** A new account (no job limit), made as an operator makes one: `tock accounts create` on the data directory. Its token. */
+  createAccount(name: string): Promise<string>;
   /** The values of `series` (a name, with its labels when it has some) in one read of /metrics; 0 for one absent. */
   metrics(series: string[]): Promise<number[]>;
   stop(): Promise<void>;
@@ -68,14 +72,20 @@ export async function startTock(env: Record<string, string> = {}): Promise<TockP
     await sleep(100);
   }
   const api = `http://127.0.0.1:${port}`;
-  const call = async (fn: string, body: unknown) => {
-    const r = await fetch(`${api}/api/v1/${fn}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const callAs = async (bearer: string, fn: string, body: unknown) => {
+    const r = await fetch(`${api}/api/v1/${fn}`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (!r.ok) throw new Error(`${fn}: ${r.status} ${await r.text()}`);
     return r.json();
+  };
+  const call = (fn: string, body: unknown) => callAs(token, fn, body);
+  const createAccount = async (name: string) => {
+    const cli = spawnSync(process.execPath, ['bin/tock.js', 'accounts', 'create', '--name', name, '--limit', '0', '--json'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8' });
+    if (cli.status !== 0) throw new Error(`tock accounts create: ${cli.stderr}`);
+    return (JSON.parse(cli.stdout) as { token: string }).token;
   };
   const metrics = async (series: string[]) => {
     const lines = (await (await fetch(`${ops}/metrics`)).text()).split('\n');
     return series.map((name) => Number(lines.find((l) => l.startsWith(`${name} `))?.slice(name.length + 1) ?? 0));
   };
-  return { pid: c.pid!, api, ops, token, call, metrics, stop };
+  return { pid: c.pid!, api, ops, token, call, callAs, createAccount, metrics, stop };
 }
