@@ -64,11 +64,6 @@ const cidrList = z
 /** Cron jobs a new account may have unless told otherwise (TOCK_ACCOUNT_JOB_LIMIT). */
 export const DEFAULT_ACCOUNT_JOB_LIMIT = 1000;
 export const DEFAULT_ACCOUNT_CONCURRENCY = 1000;
-/**
- * The misfire rule's threshold: a run later than this after its instant (downtime, a stalled or an
- * overloaded process) collapses into one late run per job (planner: catchUp.ts; executor: misfire.ts).
- */
-export const DEFAULT_MISFIRE_MS = 10_000;
 
 const schema = z.object({
   PORT: port(8080),

@@ -47,7 +47,7 @@ export const runMetrics = {
 
 const runsSkipped = new Counter({
   name: 'tock_runs_skipped_total',
-  help: 'Scheduled runs not made, by reason (instances, fair_share, account_disabled, misfire).',
+  help: 'Scheduled runs not made, by reason (instances, fair_share, account_disabled).',
   labelNames: ['reason'] as const,
   registers: [registry],
 });
@@ -58,10 +58,10 @@ const runsSkipped = new Counter({
  * alert on a rate has a series before the first skip.
  */
 export const skipMetrics = {
-  skipped: <Record<SkipReasonName, ReturnType<typeof runsSkipped.labels>>>{ instances: runsSkipped.labels('instances'), fair_share: runsSkipped.labels('fair_share'), account_disabled: runsSkipped.labels('account_disabled'), misfire: runsSkipped.labels('misfire') },
+  skipped: <Record<SkipReasonName, ReturnType<typeof runsSkipped.labels>>>{ instances: runsSkipped.labels('instances'), fair_share: runsSkipped.labels('fair_share'), account_disabled: runsSkipped.labels('account_disabled') },
   missed: new Counter({
     name: 'tock_runs_missed_total',
-    help: 'Scheduled occurrences missed by more than the misfire threshold: after downtime (collapsed into one late run per job), or reached that late by an overloaded executor while the job\'s next run was due (skipped, reason misfire).',
+    help: 'Scheduled occurrences missed by more than the misfire threshold after downtime (each collapsed into one late run per job).',
     registers: [registry],
   }),
   lapsed: new Counter({

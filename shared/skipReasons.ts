@@ -9,7 +9,6 @@ export const SKIP_REASON_NAMES = {
   [SkipReason.INSTANCES]: 'instances',
   [SkipReason.FAIR_SHARE]: 'fair_share',
   [SkipReason.ACCOUNT_DISABLED]: 'account_disabled',
-  [SkipReason.MISFIRE]: 'misfire',
 } as const satisfies Record<Exclude<SkipReason, SkipReason.UNSPECIFIED>, string>;
 
 export type SkipReasonName = (typeof SKIP_REASON_NAMES)[keyof typeof SKIP_REASON_NAMES];

@@ -109,7 +109,6 @@ export async function startEmbedded(options: EmbeddedOptions) {
     publicUrl: config.TOCK_PUBLIC_URL,
     accountConcurrency: config.TOCK_ACCOUNT_CONCURRENCY,
     drainMs: config.TOCK_EXECUTOR_DRAIN_SECONDS * 1000,
-    misfireMs: options.misfireMs,
   };
   // A clock given by a test cannot cross into a thread: that executor stays with it.
   const executor: ServiceHandle<Partial<ExecutorThreadParts>, never> =

@@ -32,11 +32,5 @@ export function countMissed(run: DueRun) {
   if (run.missed > 0 && run.attempt <= 1 && run.skip === SkipReason.UNSPECIFIED) skipMetrics.missed.inc(run.missed);
 }
 
-/** A run collapsed into its job's next one by the misfire rule (misfire.ts): a skip, and an occurrence missed. */
-export function countMisfired() {
-  countSkip(SkipReason.MISFIRE);
-  skipMetrics.missed.inc();
-}
-
 /** A run left uncalled by a starved executor (the bus redelivers it): late, and counted so. */
 export const countLapsed = () => skipMetrics.lapsed.inc();

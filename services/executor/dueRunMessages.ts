@@ -111,16 +111,6 @@ export function fairShareSkip(run: DueRun, server: string, now: number, load: { 
 }
 
 /**
- * Pure: the execution event of a first attempt reached later than the misfire threshold while its
- * job's next run was due already (collapsesInto): that run stands for it, so this one is not made.
- */
-export function misfireSkip(run: DueRun, server: string, now: number, misfireMs: number): Execution {
-  const late = ((now - fireAt(run)) / 1000).toFixed(1);
-  const error = `not made: reached ${late} s after its instant, later than the misfire threshold (${misfireMs / 1000} s); the job's next run, due already, stands for it`;
-  return execution(run, server, ExecutionOutcome.SKIPPED, now, error, undefined, SkipReason.MISFIRE);
-}
-
-/**
  * Pure: the skip record the planner asked for (`run.skip`): the occurrences of a job whose
  * account was disabled, `missed` of them, the latest at the run's time. Nothing was called.
  */

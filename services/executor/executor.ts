@@ -1,7 +1,6 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import type { Bus, BusMessage, Consumer } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { DEFAULT_MISFIRE_MS } from '../../shared/config.ts';
 import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
@@ -38,8 +37,6 @@ export interface ExecutorOptions {
    * short (each may then be made again by another replica); absent: as long as they take.
    */
   drainMs?: number;
-  /** The misfire rule's threshold (misfire.ts); the planner's, DEFAULT_MISFIRE_MS, unless a test sets both. */
-  misfireMs?: number;
 }
 
 /** How many runs of one account may wait for a call slot, per slot: more are skipped, not held. */
@@ -82,7 +79,6 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
     gate,
     calls,
     prepareAhead: accountConcurrency > 0 ? accountConcurrency : PREPARED_UNLIMITED,
-    misfireMs: options.misfireMs ?? DEFAULT_MISFIRE_MS,
   });
 
   const handling = new Map<string, Promise<void>>();

@@ -27,8 +27,6 @@ export interface ExecutorServiceOptions {
   readiness?: Readiness;
   /** How long stop() lets calls in flight finish before handing them back (TOCK_EXECUTOR_DRAIN_SECONDS); absent: no limit. */
   drainMs?: number;
-  /** The misfire rule's threshold (misfire.ts); absent: DEFAULT_MISFIRE_MS, the planner's. */
-  misfireMs?: number;
 }
 
 /**

@@ -8,14 +8,13 @@ import type { Logger } from '../../shared/log.ts';
 import type { BusContact } from './busContact.ts';
 import type { CallsInFlight } from './callsInFlight.ts';
 import { SkipReason } from '../../shared/gen/tock/v1/events_pb.ts';
-import { countLapsed, countMisfired, countMissed, countNotMade, countSkip } from './countRun.ts';
-import { attemptId, attemptOf, failedExecution, fairShareSkip, fireAt, misfireSkip, plannedSkip, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
+import { countLapsed, countMissed, countNotMade, countSkip } from './countRun.ts';
+import { attemptId, attemptOf, failedExecution, fairShareSkip, fireAt, plannedSkip, requestFor, retryNotMade, skippedExecution } from './dueRunMessages.ts';
 import type { ExecutionPublisher } from './executionPublisher.ts';
 import type { FairGate } from './fairGate.ts';
 import type { HeldRuns } from './heldRuns.ts';
 import type { HttpCaller } from './httpCall.ts';
 import type { InstantQueue } from './instantQueue.ts';
-import { collapsesIntoNext } from './misfire.ts';
 import type { createStaleRuns } from './staleRuns.ts';
 
 /** A run handed back for want of contact comes back no sooner than this (not in a loop while the bus is away). */
@@ -41,8 +40,6 @@ export interface SettleRunDeps {
   secrets?: Sealer;
   /** How many of one account's runs due together are built ahead of their instant. */
   prepareAhead: number;
-  /** Lateness past which a run collapses into its job's next one, when that one is due (misfire.ts). */
-  misfireMs: number;
 }
 
 /**
@@ -53,7 +50,7 @@ export interface SettleRunDeps {
  * a run skipped or failed before its call still gets its execution event.
  */
 export function createSettleRun(deps: SettleRunDeps) {
-  const { executions, held, instants, stale, inContact, leases, gate, calls, caller, clock, log, serverName, userAgent, secrets, prepareAhead, misfireMs } = deps;
+  const { executions, held, instants, stale, inContact, leases, gate, calls, caller, clock, log, serverName, userAgent, secrets, prepareAhead } = deps;
 
   /** The run's request, or why its secrets do not open (a key this executor lacks, or an altered value). */
   const prepare = (run: DueRun) => {
@@ -72,17 +69,15 @@ export function createSettleRun(deps: SettleRunDeps) {
 
   // One line a second at most (`runs`: how many since the last line): a starved executor lapses
   // the runs of a whole instant together.
-  const lapsedRun = atMostOncePerSecond((run: DueRun, runs: number) =>
-    log.warn('runs not called: held past their ack wait (this executor was starved), the bus redelivers them', { runs, runId: attemptId(run) }),
-  );
-  // An overloaded executor collapses thousands a second: one line a second says how many.
-  const misfireLogged = atMostOncePerSecond((run: DueRun, runs: number) =>
-    log.warn('runs not made: reached later than the misfire threshold, each job\'s next run (due already) stands for them', { runs, misfireMs, runId: attemptId(run), lateByMs: clock.now() - fireAt(run) }),
-  );
-  const misfired = async (run: DueRun) => {
-    await executions.publish(run, misfireSkip(run, serverName, clock.now(), misfireMs));
-    countMisfired();
-    misfireLogged(run);
+  let lapsedLogged = 0;
+  let lapsedSince = 0;
+  const lapsedRun = (run: DueRun) => {
+    countLapsed();
+    lapsedSince++;
+    if (Date.now() - lapsedLogged < 1000) return;
+    log.warn('runs not called: held past their ack wait (this executor was starved), the bus redelivers them', { runs: lapsedSince, runId: attemptId(run) });
+    lapsedLogged = Date.now();
+    lapsedSince = 0;
   };
 
   return async function settleRun(msg: BusMessage, run: TargetedRun): Promise<void> {
@@ -124,7 +119,6 @@ export function createSettleRun(deps: SettleRunDeps) {
         await msg.ack();
         return;
       }
-      if (collapsesIntoNext(run, clock.now(), misfireMs, stale)) return (await misfired(run), msg.ack());
       const limit = run.target.instances;
       const leaseKey = `job-${run.target.jobId}`;
       // The lease outlives the longest possible call (timeout, one connect retry), so a dead executor's slot frees itself.
@@ -149,15 +143,13 @@ export function createSettleRun(deps: SettleRunDeps) {
           countMissed(run);
         } else {
           try {
-            // It may have waited at the gate past the threshold. A run past its account's share
-            // was not built ahead: built now it has a slot.
-            if (collapsesIntoNext(run, clock.now(), misfireMs, stale)) await misfired(run);
-            else if ((spec ??= prepare(run)) instanceof EnvelopeError) await secretsFailed(run, spec);
+            // A run past its account's share was not built ahead: built now it has a slot.
+            spec ??= prepare(run);
+            if (spec instanceof EnvelopeError) await secretsFailed(run, spec);
             else if (held.lapsed(msg)) {
               // Starved past its ack wait before its call: the bus may have given the run to
               // another replica, which calls it. Neither call nor ack here: the message is that
               // replica's, or comes back (here or elsewhere) at the end of its ack wait.
-              countLapsed();
               lapsedRun(run);
               return;
             } else {
@@ -178,21 +170,5 @@ export function createSettleRun(deps: SettleRunDeps) {
     } finally {
       held.release(msg);
     }
-  };
-}
-
-/**
- * `f` with a count, called for the first event and then at most once a second, with how many
- * events came since its last call (the one it is called for included).
- */
-function atMostOncePerSecond<T>(f: (item: T, count: number) => void) {
-  let last = 0;
-  let since = 0;
-  return (item: T) => {
-    since++;
-    if (Date.now() - last < 1000) return;
-    f(item, since);
-    last = Date.now();
-    since = 0;
   };
 }

@@ -19,8 +19,6 @@ export interface ExecutorThreadData {
   accountConcurrency?: number;
   /** How long a stop lets calls in flight finish (TOCK_EXECUTOR_DRAIN_SECONDS). */
   drainMs?: number;
-  /** The misfire rule's threshold (misfire.ts), the planner's. */
-  misfireMs?: number;
   /** The keyring's keys (base64), oldest first: a Map of Buffers does not cross a thread as one. */
   secretKeys?: Array<{ id: string; key: string }>;
 }
@@ -60,7 +58,6 @@ const executor = await startExecutorService({
   publicUrl: data.publicUrl,
   accountConcurrency: data.accountConcurrency,
   drainMs: data.drainMs,
-  misfireMs: data.misfireMs,
   secrets: data.secretKeys ? secretBox(createKeyring(data.secretKeys.map((k) => ({ id: k.id, key: Buffer.from(k.key, 'base64') })))) : undefined,
 });
 const onControl = async (message: { t: string; id?: number }) => {

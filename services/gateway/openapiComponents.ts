@@ -66,7 +66,7 @@ export const SCHEMAS: Record<string, Schema> = {
       manual: bool('Tock: a run asked for (cron_run, run/payload), not a scheduled one'),
       lateness: { type: 'number', description: 'Tock: seconds from the scheduled time to the start, to the millisecond' },
       missed: int('after downtime, how many scheduled occurrences this one late run stands for (0: an ordinary run); for a skip with skipReason account_disabled, how many runs it stands for'),
-      skipReason: { ...nullable('string', 'Tock: why a skipped run (status 2) was not made: instances, fair_share, account_disabled or misfire; null otherwise'), enum: ['instances', 'fair_share', 'account_disabled', 'misfire', null] },
+      skipReason: { ...nullable('string', 'Tock: why a skipped run (status 2) was not made: instances, fair_share or account_disabled; null otherwise'), enum: ['instances', 'fair_share', 'account_disabled', null] },
     },
   },
   Channel: {

@@ -29,14 +29,12 @@ export interface PlannedRun {
   lateByMs: number;
   /** A record of runs not made (the account was disabled): the executor publishes a skip, calls nothing. */
   skip?: boolean;
-  /** When the job's next run is due (0: not told; see executor/misfire.ts). */
-  nextDueAt?: number;
 }
 
 /** The run id of a scheduled occurrence: the same in every planner replica and after every restart. */
 export const scheduledRunId = (jobId: number, occurrence: number) => `${jobId}:${occurrence}`;
 
-export function scheduledRun(plan: JobPlan, occurrence: number, scheduledAt: number, extra: { missed?: number; lateByMs?: number; nextDueAt?: number } = {}): PlannedRun {
+export function scheduledRun(plan: JobPlan, occurrence: number, scheduledAt: number, extra: { missed?: number; lateByMs?: number } = {}): PlannedRun {
   const jobId = plan.job.id;
   return {
     jobId,
@@ -47,7 +45,6 @@ export function scheduledRun(plan: JobPlan, occurrence: number, scheduledAt: num
     payload: null,
     missed: extra.missed ?? 0,
     lateByMs: extra.lateByMs ?? 0,
-    nextDueAt: extra.nextDueAt ?? 0,
   };
 }
 

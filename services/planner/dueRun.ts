@@ -35,7 +35,6 @@ export function toDueRun(job: CronJob, order: PlannedRun, planning: Planning = U
     plannedAt: BigInt(planning.plannedAt),
     planSince: BigInt(planning.planSince),
     skip: order.skip ? SkipReason.ACCOUNT_DISABLED : SkipReason.UNSPECIFIED,
-    nextDueAt: BigInt(order.nextDueAt ?? 0),
   });
 }
 

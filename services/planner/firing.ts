@@ -57,11 +57,9 @@ export function fireEntry(ctx: FireContext, projection: ScheduleProjection, e: E
       return;
     }
     plan.cursor = Math.max(plan.cursor, e.occurrence);
-    const next = nextTick(plan);
-    // The run carries when its successor is due: an executor reaching it past the misfire
-    // threshold, that one due already, lets the successor stand for it (executor/misfire.ts).
-    if (p <= now + leadMs) ctx.enqueue(plan, scheduledRun(plan, e.occurrence, p, { nextDueAt: next === null ? 0 : publishAt(plan, next) }));
+    if (p <= now + leadMs) ctx.enqueue(plan, scheduledRun(plan, e.occurrence, p));
     else ctx.push(entryOf(plan, DELAYED, p, e.occurrence, leadMs));
+    const next = nextTick(plan);
     if (next !== null) ctx.push(entryOf(plan, TICK, next, next, leadMs));
   } else if (e.kind === DELAYED) {
     // The occurrence has happened; its delayed run still needs the job runnable when it runs.

@@ -1,6 +1,5 @@
 import type { Bus } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { DEFAULT_MISFIRE_MS } from '../../shared/config.ts';
 import { streamIdOf, type EventStore, type RecordedEvent } from '../../shared/eventStore/eventStore.ts';
 import { subscriptionRun } from '../../shared/eventStore/subscriptionRun.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -81,7 +80,7 @@ export class Planner {
   }
 
   constructor(private readonly options: PlannerOptions) {
-    this.misfireMs = options.misfireMs ?? DEFAULT_MISFIRE_MS;
+    this.misfireMs = options.misfireMs ?? 10_000;
     this.watermarkEveryMs = options.watermarkEveryMs ?? 1000;
     this.leadMs = Math.max(0, options.leadMs ?? 0);
     this.heap = new EntryHeap((jobId, version) => this.projection.get(jobId)?.version === version, (e) => isCurrentEntry(this.projection, e), this.leadMs);

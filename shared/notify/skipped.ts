@@ -10,7 +10,6 @@ import { shownJob, type ExecutionFacts, type JobFacts, type Trigger } from './tr
 export function skipSentence(reason: string | undefined, missed: number): string {
   if (reason === 'instances') return "the run was skipped: the job's instances limit was reached (its earlier runs were still in flight)";
   if (reason === 'fair_share') return "the run was skipped: the account's runs waiting on an executor reached its fair share";
-  if (reason === 'misfire') return 'the run was not made: it was reached later than the misfire threshold, and the next run, due already, stands for it';
   if (reason === 'account_disabled') return `${missed} scheduled run${missed === 1 ? ' was' : 's were'} not made while the account was disabled`;
   return 'the run was skipped';
 }

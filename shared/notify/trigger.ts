@@ -50,7 +50,7 @@ export interface ExecutionFacts {
   downloaded: number;
   /** Seconds. */
   executionTime: number;
-  /** Not made: why (instances, fair_share, account_disabled, misfire). Absent for a run that was made. */
+  /** Not made: why (instances, fair_share, account_disabled). Absent for a run that was made. */
   skipReason?: string;
   /** Occurrences the run stands for: a late run after downtime, or a skip record of an account disabled. */
   missed?: number;

@@ -122,10 +122,7 @@ export function check(h: History): Verdict {
         for (let t = s; t <= l.time; t++) if (runnable(t)) owed++;
         return owed <= l.missed;
       });
-      // Or the misfire rule at an executor: reached too late, logged as skipped, and a later
-      // occurrence of the job called, which stands for it.
-      const misfired = (logsOf.get(key) ?? []).some((l) => l.time === s && l.skipReason === 'misfire') && [...byKey.keys()].some((t) => t > s);
-      if (cover || misfired) occurrences.collapsed++;
+      if (cover) occurrences.collapsed++;
       else flag('lost', `${when}: no call, no late run standing for it (${describe(ops, s * 1000)})`);
     }
     checkLogs(key, byKey, logsOf.get(key) ?? [], h, first, last, flag);
@@ -153,7 +150,7 @@ function checkLogs(key: string, byKey: Map<number, unknown[]>, logs: LogResult[]
   }
   for (const [s, results] of logged) {
     if (results.length > 1) flag('log-double', `${key} at ${new Date(s * 1000).toISOString()}: ${results.length} results in cron_logs`);
-    if (!byKey.has(s) && !results.every((r) => r.skipReason === 'misfire')) flag('log-extra', `${key} at ${new Date(s * 1000).toISOString()}: cron_logs has a result (HTTP ${results[0]!.httpStatus}, ${results[0]!.error || 'no error'}) the target never received`);
+    if (!byKey.has(s)) flag('log-extra', `${key} at ${new Date(s * 1000).toISOString()}: cron_logs has a result (HTTP ${results[0]!.httpStatus}, ${results[0]!.error || 'no error'}) the target never received`);
   }
 }
 

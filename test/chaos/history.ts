@@ -51,8 +51,6 @@ export interface LogResult {
   error: string;
   /** How many occurrences this late run stands for (0 or 1: an ordinary run). */
   missed: number;
-  /** Why a skipped run (status 2) was not made; null for the others. */
-  skipReason: string | null;
 }
 
 /** An event of a job's stream in the event store. */

@@ -99,7 +99,7 @@ try {
       entries.push(...(got.data as any[]));
       if ((got.data as any[]).length < 1000) break;
     }
-    for (const { result: r } of entries) logs.push({ key, time: r.time, status: r.status, httpStatus: r.httpStatus, error: r.error, missed: r.missed ?? 0, skipReason: r.skipReason ?? null });
+    for (const { result: r } of entries) logs.push({ key, time: r.time, status: r.status, httpStatus: r.httpStatus, error: r.error, missed: r.missed ?? 0 });
   }
   const listed = await settled('cron_list', { limit: 1000 });
   if (listed.status !== 'success') throw new Error(`final cron_list failed: ${JSON.stringify(listed)}`);

@@ -108,33 +108,6 @@ describe('skipped and missed runs: events on NATS and metrics (executor, real NA
     expect(sampleSum(after, 'tock_runs_missed_total'), 'not a downtime').to.equal(sampleSum(before, 'tock_runs_missed_total'));
   });
 
-  it('reached past the misfire threshold with its next run due: a skip (misfire) counted as missed; the latest and a lone late run are made', async () => {
-    const before = await metrics();
-    const now = Date.now();
-    const tick = (jobId: number, at: number, nextDueAt: number) => publish({ runId: `${jobId}:${at}`, scheduledAt: BigInt(at), occurrenceAt: BigInt(at), nextDueAt: BigInt(nextDueAt), target: target_(jobId, 5, `/misfire/${jobId}/${at}`) });
-    // Job 51 every second, its runs reached 15 and 14 s late: the older one collapses into the newer.
-    await tick(51, now - 15_000, now - 14_000);
-    await tick(51, now - 14_000, now + 60_000);
-    // Job 52 has no next run due yet (a daily job): its one late run is made.
-    await tick(52, now - 15_000, now + 86_400_000);
-    // Job 53 is late by less than the threshold: made.
-    await tick(53, now - 5_000, now - 4_000);
-    await waitFor(() => eventsOf(51).length === 2 && eventsOf(52).length === 1 && eventsOf(53).length === 1, 'the four executions', 10_000);
-    const [older, newer] = [now - 15_000, now - 14_000].map((at) => eventsOf(51).find((s) => s.execution.runId === `51:${at}`)!);
-    expect(older!.subject).to.equal('tock.executions.5.51.skipped');
-    expect(older!.execution).to.include({ outcome: ExecutionOutcome.SKIPPED, skipReason: SkipReason.MISFIRE });
-    expect(older!.execution.error).to.match(/misfire threshold \(10 s\)/);
-    expect(newer!.execution.outcome).to.equal(ExecutionOutcome.SUCCEEDED);
-    expect(eventsOf(52)[0]!.execution.outcome).to.equal(ExecutionOutcome.SUCCEEDED);
-    expect(eventsOf(53)[0]!.execution.outcome).to.equal(ExecutionOutcome.SUCCEEDED);
-    const called = target.received.map((r) => r.url);
-    expect(called).to.not.include(`/misfire/51/${now - 15_000}`);
-    expect(called).to.include.members([`/misfire/51/${now - 14_000}`, `/misfire/52/${now - 15_000}`, `/misfire/53/${now - 5_000}`]);
-    const after = await metrics();
-    expect(sampleSum(after, 'tock_runs_missed_total') - sampleSum(before, 'tock_runs_missed_total')).to.equal(1);
-    expect(sampleSum(after, 'tock_runs_skipped_total', { reason: 'misfire' }) - sampleSum(before, 'tock_runs_skipped_total', { reason: 'misfire' })).to.equal(1);
-  });
-
   it('missed after downtime: the late run stands for its occurrences, counted as missed once', async () => {
     const before = await metrics();
     const latest = Date.now() - 20_000;

@@ -6,7 +6,7 @@ const T0 = 1_800_000_000; // a whole second, Unix seconds
 const job = (over: Partial<JobState> = {}): JobState => ({ exists: true, path: '/c/a/v0', expression: '* * * * * *', paused: false, ...over });
 const add: Op = { key: 'a', kind: 'add', sendMs: (T0 - 2) * 1000, ackMs: (T0 - 2) * 1000 + 100, acknowledged: true, after: job(), jobId: 7 };
 const call = (second: number, path = '/c/a/v0', runId = `7:${second * 1000}`, at = second * 1000 + 50): Arrival => ({ url: `${path}?at=${second * 1000}`, at, scheduled: String(second), runId });
-const log = (second: number, over: Partial<LogResult> = {}): LogResult => ({ key: 'a', time: second, status: 0, httpStatus: 200, error: '', missed: 0, skipReason: null, ...over });
+const log = (second: number, over: Partial<LogResult> = {}): LogResult => ({ key: 'a', time: second, status: 0, httpStatus: 200, error: '', missed: 0, ...over });
 const seconds = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 /** Job `a` every second over T0..T0+9, every occurrence called and logged once: a clean run. */
@@ -62,23 +62,6 @@ describe('chaos checker (history -> verdict)', () => {
     expect(check(gap(5)).occurrences.collapsed).to.equal(4);
     // Standing for 3 only (T0+4..T0+6): T0+2 and T0+3 are lost.
     expect(kinds(gap(3))).to.deep.equal(['lost', 'lost']);
-  });
-
-  it('accepts an occurrence an executor skipped by the misfire rule only when a later one of the job was called', () => {
-    const misfired = (second: number) => {
-      const h = history();
-      h.arrivals = h.arrivals.filter((a) => Number(a.scheduled) !== second);
-      h.logs = h.logs.map((l) => (l.time === second ? log(second, { status: 2, httpStatus: 0, error: 'not made: ...', skipReason: 'misfire' }) : l));
-      return h;
-    };
-    expect(kinds(misfired(T0 + 4))).to.deep.equal([]);
-    expect(check(misfired(T0 + 4)).occurrences.collapsed).to.equal(1);
-    // The last occurrence: nothing later was called to stand for it.
-    expect(kinds(misfired(T0 + 9))).to.deep.equal(['lost']);
-    // Another skip reason is no cover, and its log entry has no call.
-    const other = misfired(T0 + 4);
-    other.logs = other.logs.map((l) => (l.time === T0 + 4 ? { ...l, skipReason: 'instances' } : l));
-    expect(kinds(other)).to.deep.equal(['lost', 'log-extra']);
   });
 
   it('reports an acknowledged URL edit not in effect from its next occurrence', () => {

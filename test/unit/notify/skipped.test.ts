@@ -29,13 +29,12 @@ function given(settings: Partial<JobFacts>, executions: ExecutionFacts[], state:
 
 describe('notification rules: notifySkipped', () => {
   it('each reason is told as skipped, with why; the skip leaves the failure count and the "okay" to come as they were', () => {
-    const { triggers, state } = given({}, [run(true), skip('instances'), skip('fair_share'), skip('account_disabled', 12), skip('misfire'), run(false)]);
+    const { triggers, state } = given({}, [run(true), skip('instances'), skip('fair_share'), skip('account_disabled', 12), run(false)]);
     expect(triggers.map((t) => [t.kind, t.reasons[0]])).to.deep.equal([
       ['failed', 'the run failed'],
       ['skipped', "the run was skipped: the job's instances limit was reached (its earlier runs were still in flight)"],
       ['skipped', "the run was skipped: the account's runs waiting on an executor reached its fair share"],
       ['skipped', '12 scheduled runs were not made while the account was disabled'],
-      ['skipped', 'the run was not made: it was reached later than the misfire threshold, and the next run, due already, stands for it'],
       ['okay', 'the run succeeded again after a notified failure'],
     ]);
     expect(triggers[1]!.fail, 'the count at the skip').to.equal(1);
