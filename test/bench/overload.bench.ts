@@ -8,8 +8,8 @@
 // under 1 s. What was shed (occurrences never called) is set next to what Tock counted of it:
 // tock_runs_missed_total (the misfire rule) and tock_runs_skipped_total (the other rules). A run shed and
 // not counted, or shed by another rule than the misfire rule, is a finding.
-// TOCK_OVERLOAD_ACCOUNTS (default 1) splits the jobs evenly across that many accounts: none of them
-// then need be over its share, and what sheds the load is the misfire rule.
+// TOCK_OVERLOAD_ACCOUNTS (default 1) splits the jobs evenly across that many accounts (made with
+// `tock accounts create`): none of them is then over its share, so no run is shed and they run late.
 // Run: npm run bench -- overload   (TOCK_OVERLOAD_BASE, default 3000: a rate versusLoop holds here)
 import { loadavg } from 'node:os';
 import { bound } from './bound.ts';
