@@ -64,14 +64,14 @@ export class TickHeap {
 
   /** New arrays of `size` entries (larger when full, smaller after a compaction freed most), the held ones copied. */
   private resize(size: number) {
-    const resize = <A extends Float64Array | Uint32Array>(a: A, make: (n: number) => A) => {
+    const copy = <A extends Float64Array | Uint32Array>(a: A, make: (n: number) => A) => {
       const b = make(size);
       b.set(a.subarray(0, this.n));
       return b;
     };
-    this.at = resize(this.at, (k) => new Float64Array(k));
-    this.job = resize(this.job, (k) => new Float64Array(k));
-    this.version = resize(this.version, (k) => new Uint32Array(k));
+    this.at = copy(this.at, (k) => new Float64Array(k));
+    this.job = copy(this.job, (k) => new Float64Array(k));
+    this.version = copy(this.version, (k) => new Uint32Array(k));
   }
 
   private siftUp(i: number, at: number, jobId: number, version: number) {

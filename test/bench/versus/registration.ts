@@ -58,6 +58,8 @@ export interface Registered {
   rssSettledMb: number;
 }
 
+/** How long after the last call the held RSS is read: the planner and the projections have taken the jobs in. */
+export const HELD_S = 15;
 /** How long after the last call the settled RSS is read. V8 shrinks its heap after a minute or so of low allocation. */
 export const SETTLE_S = 150;
 
@@ -79,9 +81,9 @@ export async function registerInTock(n: number): Promise<Registered> {
     const seconds = (performance.now() - t0) / 1000;
     const cpuUs = treeUsage(tock.pid).cpuUs - cpu0;
     // The planner and the projections take the jobs in after the last answer; then the heap settles.
-    await new Promise((r) => setTimeout(r, 15_000));
+    await new Promise((r) => setTimeout(r, HELD_S * 1000));
     const rssHeld = treeUsage(tock.pid).rss;
-    await new Promise((r) => setTimeout(r, (SETTLE_S - 15) * 1000));
+    await new Promise((r) => setTimeout(r, (SETTLE_S - HELD_S) * 1000));
     const rssSettled = treeUsage(tock.pid).rss;
     const mb = (bytes: number) => bytes / 2 ** 20;
     return { n, seconds, idle, slowestMs: run.slowestMs, gapMs: run.gapMs, cpuMsPerThousand: cpuUs / n, rssIdleMb: mb(rssIdle), rssHeldMb: mb(rssHeld), rssSettledMb: mb(rssSettled) };

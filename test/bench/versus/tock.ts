@@ -1,11 +1,12 @@
 // Tock as `npm start` starts it (embedded, its own process tree), for benches that measure it from
 // outside: a data directory of its own, free ports, a bootstrap token, the rate limit off.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from '../../support/processes.ts';
 
 // TOCK_BENCH_ROOT: start the Tock of another checkout (e.g. main, to measure before and after a
 // change back to back with the same bench).
@@ -79,8 +80,8 @@ export async function startTock(env: Record<string, string> = {}): Promise<TockP
   };
   const call = (fn: string, body: unknown) => callAs(token, fn, body);
   const createAccount = async (name: string) => {
-    const cli = spawnSync(process.execPath, ['bin/tock.js', 'accounts', 'create', '--name', name, '--limit', '0', '--json'], { cwd: ROOT, env: { ...process.env, DATA_DIR: dir }, encoding: 'utf8' });
-    if (cli.status !== 0) throw new Error(`tock accounts create: ${cli.stderr}`);
+    const cli = await runCli(['accounts', 'create', '--name', name, '--limit', '0', '--json'], { DATA_DIR: dir }, ROOT);
+    if (cli.code !== 0) throw new Error(`tock accounts create: ${cli.stderr}`);
     return (JSON.parse(cli.stdout) as { token: string }).token;
   };
   const metrics = async (series: string[]) => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { random } from '../../support/random.ts';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { EntryHeap } from '../../../services/planner/entryHeap.ts';
 import { DELAYED, QUEUED, TICK, type Entry } from '../../../services/planner/firing.ts';
+import { random } from '../../support/random.ts';
 
 const LEAD = 250;
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { random } from '../../support/random.ts';
 import { TimerHeap } from '../../../services/planner/timerHeap.ts';
+import { random } from '../../support/random.ts';
 
 type E = { at: number; job: number; version: number };
 
