@@ -13,7 +13,7 @@ import { AccountSecrets } from './accountSecrets.ts';
 import { createCancelNotices } from './cancelNotices.ts';
 import type { PlannedRun, Watermark } from './catchUp.ts';
 import { Dispatcher, type DispatchStats } from './dispatcher.ts';
-import { encodeLater } from './dueRun.ts';
+import { createDueRunEncoder, encodeLater } from './dueRun.ts';
 import { entryOf, fireEntry, isCurrentEntry, QUEUED, TICK, type Entry, type FireContext } from './firing.ts';
 import { nextTick, ScheduleProjection, type JobPlan, type PlanChange } from './scheduleProjection.ts';
 import { accountCalendar } from './calendar.ts';
@@ -69,6 +69,7 @@ export class Planner {
   private readonly leadMs: number;
   /** Jobs with runs on the bus that are not due yet: job id -> the latest such due time. */
   private readonly ahead = new Map<number, number>();
+  private readonly encodeDueRun = createDueRunEncoder();
   private readonly firing: FireContext;
   /** While the start sweep runs: new events wait for it. */
   private sweeping: Promise<void> | null = null;
@@ -274,7 +275,7 @@ export class Planner {
     if (order.scheduledAt > plannedAt) this.ahead.set(job.id, Math.max(order.scheduledAt, this.ahead.get(job.id) ?? 0));
     // Scheduled runs: the same id in every replica and after a restart, but a new one after a re-plan.
     const msgId = order.manual || order.skip ? order.runId : `${order.runId}@${since}`;
-    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(job, order, { plannedAt, planSince: order.manual ? 0 : since }, this.secrets.keysOf(job.accountId, plannedAt)) });
+    this.dispatcher.enqueue({ order, msgId, subject: dueRunSubject(job.id), encode: encodeLater(this.encodeDueRun, job, order, { plannedAt, planSince: order.manual ? 0 : since }, this.secrets.keysOf(job.accountId, plannedAt)) });
   }
 
   private scheduleWatermark() {
