@@ -236,7 +236,9 @@ class SqliteLogsView {
       wanted !== undefined &&
       Number.isSafeInteger(wanted) &&
       wanted > 0 &&
-      !this.statement('SELECT 1 FROM log WHERE id = @id UNION ALL SELECT 1 FROM failures WHERE id = @id LIMIT 1').get({ id: wanted });
+      // Every id in use is at most maxId (it starts at the tables' largest): a newer sequence, the
+      // usual case, needs no look-up.
+      (wanted > this.maxId || !this.statement('SELECT 1 FROM log WHERE id = @id UNION ALL SELECT 1 FROM failures WHERE id = @id LIMIT 1').get({ id: wanted }));
     // A taken sequence means the stream was recreated under this read model: keep ids unique anyway.
     const id = free ? wanted : this.maxId + 1;
     this.maxId = Math.max(this.maxId, id);
