@@ -48,6 +48,8 @@ const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** Replaces FC's run-time keywords. `__timestamp_ms__` goes first so its prefix is never eaten. */
 export function replaceKeywords(text: string, jobId: number, scheduledAtMs: number): string {
+  // Every keyword starts so; most header lines and bodies have none (this runs on every run).
+  if (!text.includes('__')) return text;
   const ms = Number.isFinite(scheduledAtMs) ? Math.floor(scheduledAtMs) : 0;
   return text
     .split('__timestamp_ms__').join(String(ms))
@@ -97,6 +99,8 @@ function safeDecode(s: string): string {
 
 /** Removes `user:pass@` from the URL; returns the credentials percent-decoded. */
 export function splitUrlCredentials(url: string): { url: string; username: string; password: string } {
+  // A URL has credentials only before an '@': without one there is nothing to parse on every run.
+  if (!url.includes('@')) return { url, username: '', password: '' };
   let parsed: URL;
   try {
     parsed = new URL(url);
