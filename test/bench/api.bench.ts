@@ -1,8 +1,9 @@
 // API throughput (issue 23's row): cron_get and cron_add per second through one gateway, Tock
 // started as `npm start` starts it with the rate limit off, next to a bare Koa route in its own
-// process (versus/bareKoa.ts) measured in the same run with the same client: 32 requests in
-// flight over keep-alive connections for BENCH_API_SECONDS (default 10) each. CPU per request is
-// the server's process tree, read from /proc. Run: npm run bench -- api
+// process (versus/bareKoa.ts) and a bare loopback gRPC call (versus/grpcEcho.ts) measured in the
+// same run. Tock and the Koa route get the same client: 32 requests in flight over keep-alive
+// connections for BENCH_API_SECONDS (default 10) each. CPU per request is the server's process
+// tree, read from /proc. Run: npm run bench -- api
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
@@ -87,6 +88,12 @@ const koaOrigin = `http://127.0.0.1:${/port (\d+)/.exec(String(chunk))![1]}`;
 const bare = await load(koaOrigin, 'none', koa.pid!, 'cron_get', () => ({ id: 1 }));
 line('bare Koa', 'any', bare);
 await stopTree(koa);
+// Embedded Tock's gateway reaches its services over loopback gRPC (the design's): one call's cost
+// here bounds what any function that makes one can reach.
+const echo = spawn(process.execPath, ['--import', 'tsx', 'test/bench/versus/grpcEcho.ts', String(SECONDS), String(IN_FLIGHT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+const [echoLine] = (await once(echo.stdout, 'data')) as [Buffer];
+const grpcCall = JSON.parse(String(echoLine)) as { perSecond: number; cpuUsPerCall: number };
+console.log(`  bare gRPC unary echo  ${grpcCall.perSecond.toFixed(0).padStart(6)}/s  CPU ${grpcCall.cpuUsPerCall.toFixed(0)} µs/call (grpc-js, client and server in one process, loopback)`);
 
 const tock = await startTock({ TOCK_ACCOUNT_JOB_LIMIT: '0' });
 try {
@@ -95,8 +102,10 @@ try {
   await quiet(tock.pid);
   const get = await load(tock.api, tock.token, tock.pid, 'cron_get', (i) => ({ id: 1 + ((i * 7919) % JOBS) }));
   line('Tock', 'cron_get', get, bare);
+  console.log(`            cron_get costs ${(get.cpuUsPerRequest / grpcCall.cpuUsPerCall).toFixed(1)} bare gRPC calls of CPU`);
   const add = await load(tock.api, tock.token, tock.pid, 'cron_add', (i) => ({ url: `http://127.0.0.1:9/added/${i}`, expression: '0 0 1 1 *', name: `added ${i}` }));
   line('Tock', 'cron_add', add, bare);
+  console.log(`            cron_add costs ${(add.cpuUsPerRequest / grpcCall.cpuUsPerCall).toFixed(1)} bare gRPC calls of CPU`);
   atLeast('cron_get per second', get.perSecond, 4000);
   atLeast('cron_add per second', add.perSecond, 2000);
 } finally {
