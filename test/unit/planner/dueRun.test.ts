@@ -6,7 +6,7 @@ import type { PlannedRun } from '../../../services/planner/catchUp.ts';
 import { createDueRunEncoder, toDueRun } from '../../../services/planner/dueRun.ts';
 import { jobCreated, jobEdited, failureCounted, SECOND, T0 } from './jobEvents.ts';
 
-const created = (id: number) => evolveJob(null, jobCreated(id, T0, { headers: 'X-A: 1', postData: 'body', httpMethod: 'POST' }, 7))!;
+const created = (id: number) => evolveJob(null, jobCreated(id, T0, { httpHeaders: 'X-A: 1', postData: 'body', httpMethod: 'POST' }, 7))!;
 const order = (job: CronJob, at: number, extra: Partial<PlannedRun> = {}): PlannedRun => ({
   jobId: job.id,
   runId: `${job.id}:${at}`,
