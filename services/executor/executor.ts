@@ -1,7 +1,6 @@
-import { fromBinary } from '@bufbuild/protobuf';
 import type { Bus, BusMessage, Consumer } from '../../shared/bus/bus.ts';
 import type { Clock } from '../../shared/clock.ts';
-import { DueRunSchema, type DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
+import type { DueRun } from '../../shared/gen/tock/v1/events_pb.ts';
 import type { Sealer } from '../../shared/job/index.ts';
 import type { Leases } from '../../shared/leases/leases.ts';
 import type { Logger } from '../../shared/log.ts';
@@ -9,6 +8,7 @@ import { slicedQueue } from '../../shared/timeSlice.ts';
 import { CANCELS_STREAM, CONSUMERS, decodeCancel, isTestRunSubject } from '../../shared/topology.ts';
 import { createBusContact } from './busContact.ts';
 import { createCallsInFlight } from './callsInFlight.ts';
+import { createDueRunDecoder } from './dueRunDecoder.ts';
 import { attemptId } from './dueRunMessages.ts';
 import { createExecutionPublisher } from './executionPublisher.ts';
 import { createFairGate } from './fairGate.ts';
@@ -82,10 +82,11 @@ export async function startExecutor(options: ExecutorOptions): Promise<Consumer>
   });
 
   const handling = new Map<string, Promise<void>>();
+  const decode = createDueRunDecoder();
   const handle = async (msg: BusMessage) => {
     let run: DueRun;
     try {
-      run = fromBinary(DueRunSchema, msg.data);
+      run = decode(msg.data);
       if (!run.target) throw new Error('due run without a target');
     } catch (error) {
       log.warn('undecodable due run dropped', { subject: msg.subject, error });
