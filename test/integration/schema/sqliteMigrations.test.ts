@@ -54,7 +54,7 @@ describe('versioned SQLite schemas', () => {
     expect(migrateSqliteLogsView(join(dir, 'logs.db'))).to.deep.equal({ component: 'logs', from: 0, to: latestVersion(SQLITE_LOGS_SCHEMA.migrations), adopted: false });
     // One file holding both (LOGS_DB_URL=sqlite:events.db): each part keeps its own rows.
     migrateSqliteLogsView(join(dir, 'events.db'));
-    expect(versions(join(dir, 'events.db'))).to.deep.equal(['events:1', 'logs:1']);
+    expect(versions(join(dir, 'events.db'))).to.deep.equal(['events:1', 'logs:1', 'logs:2']);
   });
 
   it('recognises files the code before schema versions made: version 1 recorded, data kept, stores working on', async () => {
@@ -71,9 +71,16 @@ describe('versioned SQLite schemas', () => {
     // Opening is enough: the view migrates the file it opens.
     const logs = openSqliteLogsView(join(dir, 'logs.db'));
     try {
-      expect(versions(join(dir, 'logs.db'))).to.deep.equal(['logs:1']);
+      // Version 2 widened the job index so that the summaries read it alone.
+      expect(versions(join(dir, 'logs.db'))).to.deep.equal(['logs:1', 'logs:2']);
       await logs.record(create(ExecutionSchema, { runId: '1:1764000060000', accountId: 1n, jobId: 1n, outcome: ExecutionOutcome.SUCCEEDED, time: 1764000060n }));
       expect((await logs.query({ accountId: 1n, jobId: 1n })).map((e) => [e.id, e.execution.runId])).to.deep.equal([[2, '1:1764000060000'], [1, '1:1764000000000']]);
+      const db = new Database(join(dir, 'logs.db'), { readonly: true });
+      expect(db.prepare("SELECT name FROM pragma_index_info('log_job')").pluck().all()).to.deep.equal(['job_id', 'time', 'id', 'account_id', 'outcome']);
+      db.close();
+      const [summary] = await logs.summaries({ accountId: 1n, jobIds: [1n], recent: 5, since: 1764000000, hours: { from: 1764000000, count: 1 } });
+      expect(summary).to.deep.include({ runsSince: 2, runsByHour: [2] });
+      expect(summary!.last!.execution.runId).to.equal('1:1764000060000');
     } finally {
       await logs.close();
     }
@@ -91,7 +98,7 @@ describe('versioned SQLite schemas', () => {
     expect(store).to.be.instanceOf(SchemaAheadError);
     expect(store.message).to.equal("event store (sqlite): the database's schema is at version 3, newer than this Tock's schema version 1: refusing to use it (a newer Tock has migrated it; run that version or a later one)");
     expect(thrown(() => migrateSqliteEventStore(join(dir, 'events.db'))).message).to.equal(store.message);
-    expect(thrown(() => openSqliteLogsView(join(dir, 'logs.db'))).message).to.match(/^logs read model \(sqlite\): the database's schema is at version 3, newer than this Tock's schema version 1/);
+    expect(thrown(() => openSqliteLogsView(join(dir, 'logs.db'))).message).to.match(/^logs read model \(sqlite\): the database's schema is at version 3, newer than this Tock's schema version 2/);
     expect(versions(join(dir, 'events.db'))).to.deep.equal(['events:1', 'events:3']);
   });
 });
