@@ -97,7 +97,7 @@ describe('schema versions: tock migrate and service starts', function () {
       const env = await distributedEnv(dir, { NATS_URL: '' });
       const first = await runCli(['migrate'], env);
       expect(first.code, first.stderr).to.equal(0);
-      expect(first.stdout.split('\n').filter(Boolean)).to.deep.equal([`event store: sqlite (${dir}/events.db): version 0 -> 1`, `logs read model: sqlite (${dir}/logs.db): version 0 -> 1`]);
+      expect(first.stdout.split('\n').filter(Boolean)).to.deep.equal([`event store: sqlite (${dir}/events.db): version 0 -> 1`, `logs read model: sqlite (${dir}/logs.db): version 0 -> 2`]);
       const db = new Database(join(dir, 'events.db'));
       db.prepare("INSERT INTO tock_schema_version (component, version, name) VALUES ('events', 7, 'from a newer Tock')").run();
       db.close();
