@@ -3,18 +3,23 @@
 // process (versus/bareKoa.ts) and a bare loopback gRPC call (versus/grpcEcho.ts) measured in the
 // same run. Tock and the Koa route get the same client: 32 requests in flight over keep-alive
 // connections for BENCH_API_SECONDS (default 10) each. CPU per request is the server's process
-// tree, read from /proc. Run: npm run bench -- api
+// tree, read from /proc. cron_get is measured twice: on jobs that never ran, and on jobs with
+// results in the day (BENCH_API_HISTORY_S of runs, default 30), whose health the logs count.
+// Run: npm run bench -- api
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { Pool } from 'undici';
 import { FINDING_EXIT } from './bound.ts';
-import { stopTree, startTock } from './versus/tock.ts';
+import { startSink } from './versus/sinkProcess.ts';
+import { sleep, stopTree, startTock } from './versus/tock.ts';
 import { treeUsage } from './versus/procTree.ts';
 
 const SECONDS = Number(process.env.BENCH_API_SECONDS ?? 10);
 const IN_FLIGHT = 32;
 const JOBS = 1000;
+/** Seconds the jobs of the history phase run every second before cron_get reads them: so many results each. */
+const HISTORY_S = Number(process.env.BENCH_API_HISTORY_S ?? 30);
 
 interface Load {
   perSecond: number;
@@ -106,6 +111,22 @@ try {
   const add = await load(tock.api, tock.token, tock.pid, 'cron_add', (i) => ({ url: `http://127.0.0.1:9/added/${i}`, expression: '0 0 1 1 *', name: `added ${i}` }));
   line('Tock', 'cron_add', add, bare);
   console.log(`            cron_add costs ${(add.cpuUsPerRequest / grpcCall.cpuUsPerCall).toFixed(1)} bare gRPC calls of CPU`);
+  // Job records carry the job's health from the logs (last result, the day's counts, 24 hours):
+  // the same read on jobs that ran every second for HISTORY_S, then were disabled.
+  const sink = await startSink();
+  try {
+    const data = Array.from({ length: JOBS }, (_, k) => ({ url: `${sink.url}/history/${k}?s=__timestamp_ms__`, expression: '* * * * * *' }));
+    const ids = ((await tock.call('cron_batch_add', { data })) as { data: { id: number }[] }).data.map((j) => j.id);
+    await sleep(HISTORY_S * 1000);
+    const listed = (await tock.call('cron_batch_disable', { id: ids.join(',') })) as { data: { runs24h: number }[] };
+    const runs = listed.data.map((j) => j.runs24h).sort((a, b) => a - b);
+    await quiet(tock.pid);
+    const history = await load(tock.api, tock.token, tock.pid, 'cron_get', (i) => ({ id: ids[(i * 7919) % JOBS] }));
+    line('Tock', 'cron_get', history, bare);
+    console.log(`            of jobs with history: ${runs[0]} to ${runs[runs.length - 1]} results each in the day`);
+  } finally {
+    await sink.stop();
+  }
   atLeast('cron_get per second', get.perSecond, 4000);
   atLeast('cron_add per second', add.perSecond, 2000);
 } finally {
