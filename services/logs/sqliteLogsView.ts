@@ -166,8 +166,8 @@ class SqliteLogsView {
    * Three short reads per job, all from the covering index log_job but the last run's bytes: its
    * newest outcomes, its last run, and one number per run of the counted window, (seconds into
    * the window) * 2 + (1 when failed), from which the day's and each hour's counts are made here.
-   * Counting per hour in SQL took a temporary b-tree per job (GROUP BY of a computed hour): a
-   * 1000-job list with a day of history spent 82 µs a job in here, 22 µs now.
+   * Counting per hour in SQL took a temporary b-tree per job (GROUP BY of a computed hour): a job
+   * with 24 results in the day cost 82 µs in here, 24 µs now; one with 300, 250 µs and 73 µs.
    */
   summaries(q: SummariesQuery): JobSummary[] {
     const account = queryInt(q.accountId);
