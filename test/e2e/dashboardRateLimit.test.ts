@@ -24,8 +24,7 @@ describe('dashboard at the default rate limit, 30 jobs', function () {
   let target: Awaited<ReturnType<typeof startTarget>>;
   let page: Page;
   let ids: number[];
-  /** Every API call the page made: function, HTTP status, when. */
-  /** The page's API calls in the order it made them; `http` once answered. */
+  /** Every API call the page made, in order: function, when, and `http` once answered. */
   const calls: { fn: string; http?: number; at: number }[] = [];
   const problems: string[] = [];
 
